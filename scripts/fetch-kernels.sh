@@ -56,7 +56,9 @@ fetch_bookworm() {
 	# scripts/ and tools/ are symlinks into linux-kbuild-*, absolute too.
 	local l
 	for l in "$hdr"/scripts "$hdr"/tools; do
-		[ -L "$l" ] && ln -sfn "$out/root$(readlink "$l")" "$l"
+		case $(readlink "$l" 2>/dev/null) in
+		/*) ln -sfn "$out/root$(readlink "$l")" "$l" ;;
+		esac
 	done
 	echo "$kver" > "$out/kver"
 	echo "$hdr" > "$out/build"

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# gpumem: `make` builds gpumem.ko against the running kernel; `make KDIR=...`
+# against any other kernel's build tree. `make userspace` builds gpumemctl.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+PWD := $(shell pwd)
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(PWD) clean
+
+check:
+	$(MAKE) -C $(KDIR) M=$(PWD) W=1 C=2 modules
+
+.PHONY: all modules clean check

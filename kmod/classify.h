@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem classifier: which region (vram / gtt / system / other) a TTM memory
+ * type of a given driver is, and in which unit the driver sized its resource
+ * managers. The only place that knows per-driver memory-type numbers.
+ */
+#ifndef GPUMEM_CLASSIFY_H
+#define GPUMEM_CLASSIFY_H
+
+#include <linux/types.h>
+#include "../uapi/gpumem.h"
+
+/* Largest TTM_NUM_MEM_TYPES of any kernel we know (9 on 7.3). */
+#define GPUMEM_MAX_MEM_TYPES 16
+
+/**
+ * struct gpumem_driver_info - what gpumem knows about one DRM driver's TTM use
+ * @name: the DRM driver name (&drm_driver.name)
+ * @region: region of each TTM memory type, as enum gpumem_region + 1
+ *	(0: not listed, use the generic rule)
+ * @stolen_last: memory type TTM_NUM_MEM_TYPES - 1 is stolen memory (xe)
+ * @bytes_mask: memory types whose manager size is in bytes (else pages)
+ * @nocap_mask: memory types whose manager size is no capacity at all
+ */
+struct gpumem_driver_info {
+	const char *name;
+	u8 region[GPUMEM_MAX_MEM_TYPES];
+	bool stolen_last;
+	u16 bytes_mask;
+	u16 nocap_mask;
+};
+
+const struct gpumem_driver_info *gpumem_driver_lookup(const char *name);
+enum gpumem_region gpumem_classify(const struct gpumem_driver_info *drv,
+				   u32 mem_type, u32 num_mem_types,
+				   bool use_tt);
+bool gpumem_manager_capacity(const struct gpumem_driver_info *drv,
+			     u32 mem_type, u64 size, unsigned int page_shift,
+			     u64 *bytes);
+const char *gpumem_region_name(enum gpumem_region region);
+
+#endif /* GPUMEM_CLASSIFY_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem - the one place for differences between the kernels we build for
+ * (Debian 6.1, 6.12 and 7.x). Nothing else in the module tests versions.
+ */
+#ifndef GPUMEM_COMPAT_H
+#define GPUMEM_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/device.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <drm/drm_file.h>
+
+/* 6.2 merged ttm_bo_api.h and ttm_bo_driver.h into ttm_bo.h. */
+#if __has_include(<drm/ttm/ttm_bo.h>)
+#include <drm/ttm/ttm_bo.h>
+#else
+#include <drm/ttm/ttm_bo_api.h>
+#include <drm/ttm/ttm_bo_driver.h>
+#endif
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
+
+/*
+ * 6.4 dropped the class_interface argument of add_dev/remove_dev and made
+ * struct class const. GPUMEM_CLASS_INTERFACE() defines a class_interface
+ * whose callbacks forward to int add(struct device *) and
+ * void remove(struct device *) on every version.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+typedef const struct class gpumem_class_t;
+#define GPUMEM_CLASS_INTERFACE(name, add, remove)			\
+	static struct class_interface name = {				\
+		.add_dev = add,						\
+		.remove_dev = remove,					\
+	}
+#else
+typedef struct class gpumem_class_t;
+#define GPUMEM_CLASS_INTERFACE(name, add, remove)			\
+	static int name##_add(struct device *dev,			\
+			      struct class_interface *intf)		\
+	{								\
+		return add(dev);					\
+	}								\
+	static void name##_remove(struct device *dev,			\
+				  struct class_interface *intf)		\
+	{								\
+		remove(dev);						\
+	}								\
+	static struct class_interface name = {				\
+		.add_dev = name##_add,					\
+		.remove_dev = name##_remove,				\
+	}
+#endif
+
+/**
+ * gpumem_file_get_pid() - reference the process a DRM file belongs to
+ * @file: the DRM file; caller holds &drm_device.filelist_mutex
+ *
+ * drm_file.pid became RCU-managed (and updatable) in 6.7.
+ *
+ * Return: a pid reference (put_pid() it) or NULL.
+ */
+static inline struct pid *gpumem_file_get_pid(struct drm_file *file)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	struct pid *pid;
+
+	rcu_read_lock();
+	pid = get_pid(rcu_dereference(file->pid));
+	rcu_read_unlock();
+	return pid;
+#else
+	return get_pid(file->pid);
+#endif
+}
+
+#endif /* GPUMEM_COMPAT_H */

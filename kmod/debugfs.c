@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem debugfs: /sys/kernel/debug/gpumem/{devices,processes,buffers,stats}.
+ *
+ * A thin face over the snapshot: open() takes one snapshot, reads print it
+ * row by row through seq_file, release() frees it. Files are 0444 so they
+ * work under lockdown. The format is documented in docs/debugfs.md.
+ */
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include "classify.h"
+#include "debugfs.h"
+#include "snapshot.h"
+#include "walk.h"
+
+/* Characters that would break the whitespace-separated columns. */
+#define GPUMEM_ESC " \t\n\\"
+
+/**
+ * struct gpumem_table - one debugfs file printing a snapshot
+ * @name: file name
+ * @header: the header line (without newline)
+ * @snap_flags: GPUMEM_SNAP_* the snapshot needs
+ * @nr_rows: number of rows in a snapshot
+ * @show: print one row
+ */
+struct gpumem_table {
+	const char *name;
+	const char *header;
+	unsigned int snap_flags;
+	size_t (*nr_rows)(const struct gpumem_snapshot *snap);
+	void (*show)(struct seq_file *m, struct gpumem_snapshot *snap,
+		     size_t row);
+};
+
+/* devices: one row per device and region with a manager, or one "system". */
+static unsigned int gpumem_dev_nr_lines(const struct gpumem_dev_row *dev)
+{
+	return dev->regions ? hweight32(dev->regions) : 1;
+}
+
+static size_t gpumem_devices_rows(const struct gpumem_snapshot *snap)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_devs; i++)
+		n += gpumem_dev_nr_lines(&snap->devs[i]);
+	return n;
+}
+
+static void gpumem_devices_show(struct seq_file *m,
+				struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_dev_row *dev = NULL;
+	unsigned int i, lines;
+	int region = -1;
+
+	for (i = 0; i < snap->nr_devs; i++) {
+		lines = gpumem_dev_nr_lines(&snap->devs[i]);
+		if (row < lines) {
+			dev = &snap->devs[i];
+			break;
+		}
+		row -= lines;
+	}
+	if (!dev)
+		return;
+	if (dev->regions) {
+		for (region = 0; region < GPUMEM_REGION_COUNT; region++)
+			if ((dev->regions & BIT(region)) && !row--)
+				break;
+	}
+	seq_printf(m, "%s %s ", dev->name, dev->driver);
+	seq_escape(m, dev->unique, GPUMEM_ESC);
+	seq_printf(m, " %s ", dev->ttm ? "yes" : "no");
+	if (region < 0 || region >= GPUMEM_REGION_COUNT) {
+		seq_puts(m, "system - - -\n");
+		return;
+	}
+	seq_printf(m, "%s ", gpumem_region_name(region));
+	if (dev->cap_known & BIT(region))
+		seq_printf(m, "%llu %llu %llu\n", dev->capacity[region],
+			   dev->used[region],
+			   dev->capacity[region] > dev->used[region] ?
+			   dev->capacity[region] - dev->used[region] : 0);
+	else
+		seq_printf(m, "- %llu -\n", dev->used[region]);
+}
+
+static size_t gpumem_processes_rows(const struct gpumem_snapshot *snap)
+{
+	return snap->nr_procs;
+}
+
+static void gpumem_processes_show(struct seq_file *m,
+				  struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_proc_row *proc = snap->procs[row];
+	const struct gpumem_task_row *task = xa_load(&snap->tasks, proc->tgid);
+
+	seq_printf(m, "%d ", proc->tgid);
+	seq_escape(m, task ? task->comm : "?", GPUMEM_ESC);
+	seq_printf(m, " %llu ", task ? task->cgroup_id : 0);
+	if (task && task->cgroup)
+		seq_escape(m, task->cgroup, GPUMEM_ESC);
+	else
+		seq_putc(m, '-');
+	seq_printf(m, " %s %llu %llu %llu %llu %llu %llu %u\n",
+		   snap->devs[proc->dev].name,
+		   proc->bytes[GPUMEM_REGION_VRAM],
+		   proc->bytes[GPUMEM_REGION_GTT],
+		   proc->bytes[GPUMEM_REGION_SYSTEM],
+		   proc->bytes[GPUMEM_REGION_OTHER],
+		   proc->shared, proc->owned, proc->bos);
+}
+
+static size_t gpumem_buffers_rows(const struct gpumem_snapshot *snap)
+{
+	return snap->nr_bufs;
+}
+
+static void gpumem_buffers_show(struct seq_file *m,
+				struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_buf_row *buf = &snap->bufs[row];
+	u32 i;
+
+	seq_printf(m, "%s %d %u %llu %s ", snap->devs[buf->dev].name,
+		   buf->owner, buf->handle, buf->size,
+		   gpumem_region_name(buf->region));
+	if (buf->mem_type < 0)
+		seq_putc(m, '-');
+	else
+		seq_printf(m, "%d", buf->mem_type);
+	seq_printf(m, " %s ", buf->shared ? "yes" : "no");
+	for (i = 0; i < buf->nr_holders; i++)
+		seq_printf(m, "%s%d", i ? "," : "",
+			   snap->holders[buf->first_holder + i]);
+	seq_putc(m, '\n');
+}
+
+static const struct gpumem_table gpumem_tables[] = {
+	{
+		.name = "devices",
+		.header = "device driver unique ttm region capacity used free",
+		.nr_rows = gpumem_devices_rows,
+		.show = gpumem_devices_show,
+	},
+	{
+		.name = "processes",
+		.header = "pid comm cgroup_id cgroup device vram gtt system other shared owned bos",
+		.nr_rows = gpumem_processes_rows,
+		.show = gpumem_processes_show,
+	},
+	{
+		.name = "buffers",
+		.header = "device owner handle size region mem_type shared holders",
+		.snap_flags = GPUMEM_SNAP_BUFFERS,
+		.nr_rows = gpumem_buffers_rows,
+		.show = gpumem_buffers_show,
+	},
+};
+
+/* Per open file: which table, and the snapshot it prints. */
+struct gpumem_seq {
+	const struct gpumem_table *table;
+	struct gpumem_snapshot *snap;
+};
+
+/* Position 0 is the header, position n + 1 is row n. */
+static void *gpumem_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct gpumem_seq *s = m->private;
+
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	return *pos - 1 < s->table->nr_rows(s->snap) ? pos : NULL;
+}
+
+static void *gpumem_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return gpumem_seq_start(m, pos);
+}
+
+static void gpumem_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static int gpumem_seq_show(struct seq_file *m, void *v)
+{
+	struct gpumem_seq *s = m->private;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, s->table->header);
+		seq_putc(m, '\n');
+	} else {
+		s->table->show(m, s->snap, *(loff_t *)v - 1);
+	}
+	return 0;
+}
+
+static const struct seq_operations gpumem_seq_ops = {
+	.start = gpumem_seq_start,
+	.next = gpumem_seq_next,
+	.stop = gpumem_seq_stop,
+	.show = gpumem_seq_show,
+};
+
+static int gpumem_table_open(struct inode *inode, struct file *file)
+{
+	const struct gpumem_table *table = inode->i_private;
+	struct gpumem_snapshot *snap;
+	struct gpumem_seq *s;
+
+	snap = gpumem_snapshot_take(table->snap_flags);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	s = __seq_open_private(file, &gpumem_seq_ops, sizeof(*s));
+	if (!s) {
+		gpumem_snapshot_free(snap);
+		return -ENOMEM;
+	}
+	s->table = table;
+	s->snap = snap;
+	return 0;
+}
+
+static int gpumem_table_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct gpumem_seq *s = m->private;
+
+	gpumem_snapshot_free(s->snap);
+	return seq_release_private(inode, file);
+}
+
+static const struct file_operations gpumem_table_fops = {
+	.owner = THIS_MODULE,
+	.open = gpumem_table_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = gpumem_table_release,
+};
+
+static int gpumem_stats_show(struct seq_file *m, void *v)
+{
+	struct gpumem_walk_stats st;
+
+	gpumem_walk_stats(&st);
+	seq_puts(m, "name value\n");
+	seq_printf(m, "walks %llu\n", st.walks);
+	seq_printf(m, "walks_failed %llu\n", st.failed);
+	seq_printf(m, "last_walk_ns %llu\n", st.last_ns);
+	seq_printf(m, "last_walk_clients %llu\n", st.last_clients);
+	seq_printf(m, "last_walk_bos %llu\n", st.last_bos);
+	seq_printf(m, "devices %llu\n", st.devices);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpumem_stats);
+
+static struct dentry *gpumem_debugfs_dir;
+
+/**
+ * gpumem_debugfs_init() - create /sys/kernel/debug/gpumem
+ *
+ * debugfs failures are not fatal (debugfs may be absent); nothing to check.
+ */
+void gpumem_debugfs_init(void)
+{
+	size_t i;
+
+	gpumem_debugfs_dir = debugfs_create_dir("gpumem", NULL);
+	for (i = 0; i < ARRAY_SIZE(gpumem_tables); i++)
+		debugfs_create_file(gpumem_tables[i].name, 0444,
+				    gpumem_debugfs_dir,
+				    (void *)&gpumem_tables[i],
+				    &gpumem_table_fops);
+	debugfs_create_file("stats", 0444, gpumem_debugfs_dir, NULL,
+			    &gpumem_stats_fops);
+}
+
+/**
+ * gpumem_debugfs_exit() - remove /sys/kernel/debug/gpumem
+ */
+void gpumem_debugfs_exit(void)
+{
+	debugfs_remove_recursive(gpumem_debugfs_dir);
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem - who is using the GPU memory.
+ *
+ * Module entry points. The data path, in the order data flows:
+ *   discover.c  DRM devices come and go; registry of devices and TTM devices
+ *   walk.c      visits clients and their GEM objects with the right locks
+ *   classify.c  maps one buffer placement to a region, per driver
+ *   account.c   per-process aggregation, shared-buffer and owner rules
+ *   snapshot.c  the data structure a reader gets
+ *   debugfs.c   the files under /sys/kernel/debug/gpumem
+ */
+#include <linux/module.h>
+#include "debugfs.h"
+#include "discover.h"
+
+static int __init gpumem_init(void)
+{
+	int ret;
+
+	ret = gpumem_discover_init();
+	if (ret) {
+		pr_err("gpumem: cannot track DRM devices: %d\n", ret);
+		return ret;
+	}
+	gpumem_debugfs_init();
+	return 0;
+}
+
+static void __exit gpumem_exit(void)
+{
+	gpumem_debugfs_exit();
+	gpumem_discover_exit();
+}
+
+module_init(gpumem_init);
+module_exit(gpumem_exit);
+
+MODULE_DESCRIPTION("Per-process, per-cgroup and per-device GPU memory accounting");
+MODULE_AUTHOR("gpumem developers");
+MODULE_LICENSE("GPL");
+MODULE_SOFTDEP("pre: ttm");

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem snapshot: allocation, row lookup, ordering and release.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include "snapshot.h"
+
+/**
+ * gpumem_vec_reserve() - grow a kvmalloc'ed array to hold @need elements
+ * @vec: the array (kvfree()d and replaced when it grows)
+ * @cap: its capacity in elements
+ * @need: the number of elements needed
+ * @elem: the size of one element
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM (the array is unchanged then).
+ */
+int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = max_t(size_t, *cap, 16);
+	void *nvec;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (check_mul_overflow(ncap, (size_t)2, &ncap))
+			return -ENOMEM;
+	}
+	nvec = kvmalloc_array(ncap, elem, GFP_KERNEL);
+	if (!nvec)
+		return -ENOMEM;
+	if (*cap)
+		memcpy(nvec, *vec, *cap * elem);
+	kvfree(*vec);
+	*vec = nvec;
+	*cap = ncap;
+	return 0;
+}
+
+/**
+ * gpumem_snapshot_alloc() - allocate an empty snapshot
+ * @nr_devs: number of device rows
+ * @flags: GPUMEM_SNAP_*
+ *
+ * Return: the snapshot, or NULL.
+ */
+struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
+					      unsigned int flags)
+{
+	struct gpumem_snapshot *snap;
+	unsigned int i;
+
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	snap->flags = flags;
+	xa_init(&snap->tasks);
+	if (nr_devs) {
+		snap->devs = kcalloc(nr_devs, sizeof(*snap->devs), GFP_KERNEL);
+		if (!snap->devs) {
+			kfree(snap);
+			return NULL;
+		}
+	}
+	snap->nr_devs = nr_devs;
+	for (i = 0; i < nr_devs; i++)
+		xa_init(&snap->devs[i].procs);
+	return snap;
+}
+
+/**
+ * gpumem_snapshot_free() - free a snapshot and everything it holds
+ * @snap: the snapshot, or NULL
+ */
+void gpumem_snapshot_free(struct gpumem_snapshot *snap)
+{
+	struct gpumem_proc_row *proc;
+	struct gpumem_task_row *task;
+	unsigned long idx;
+	unsigned int i;
+
+	if (!snap)
+		return;
+	for (i = 0; i < snap->nr_devs; i++) {
+		xa_for_each(&snap->devs[i].procs, idx, proc)
+			kfree(proc);
+		xa_destroy(&snap->devs[i].procs);
+	}
+	xa_for_each(&snap->tasks, idx, task) {
+		kfree(task->cgroup);
+		kfree(task);
+	}
+	xa_destroy(&snap->tasks);
+	kvfree(snap->procs);
+	kvfree(snap->bufs);
+	kvfree(snap->holders);
+	kfree(snap->devs);
+	kfree(snap);
+}
+
+/**
+ * gpumem_snapshot_proc() - the row of a process on a device, created empty
+ * @snap: the snapshot
+ * @dev: device index
+ * @tgid: the process
+ *
+ * Return: the row, or NULL when out of memory.
+ */
+struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
+					     unsigned int dev, pid_t tgid)
+{
+	struct xarray *xa = &snap->devs[dev].procs;
+	struct gpumem_proc_row *proc;
+
+	proc = xa_load(xa, tgid);
+	if (proc)
+		return proc;
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	if (!proc)
+		return NULL;
+	proc->tgid = tgid;
+	proc->dev = dev;
+	if (xa_err(xa_store(xa, tgid, proc, GFP_KERNEL))) {
+		kfree(proc);
+		return NULL;
+	}
+	return proc;
+}
+
+/**
+ * gpumem_snapshot_finish() - order the process rows for printing
+ * @snap: the snapshot, fully accounted
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_snapshot_finish(struct gpumem_snapshot *snap)
+{
+	struct gpumem_proc_row *proc;
+	size_t n = 0, cap = 0;
+	unsigned long idx;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < snap->nr_devs; i++)
+		xa_for_each(&snap->devs[i].procs, idx, proc)
+			n++;
+	ret = gpumem_vec_reserve((void **)&snap->procs, &cap, n,
+				 sizeof(*snap->procs));
+	if (ret)
+		return ret;
+	n = 0;
+	for (i = 0; i < snap->nr_devs; i++)
+		xa_for_each(&snap->devs[i].procs, idx, proc)
+			snap->procs[n++] = proc;
+	snap->nr_procs = n;
+	return 0;
+}

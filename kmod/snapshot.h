@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem snapshot: the result of one walk of every DRM device, client and
+ * GEM object, aggregated per process, device and region. A snapshot is
+ * private to its reader: it is built, printed and freed without locks.
+ */
+#ifndef GPUMEM_SNAPSHOT_H
+#define GPUMEM_SNAPSHOT_H
+
+#include <linux/types.h>
+#include <linux/sched.h>
+#include <linux/xarray.h>
+#include "../uapi/gpumem.h"
+
+/* Also record one row per buffer object (the debugfs `buffers` view). */
+#define GPUMEM_SNAP_BUFFERS	BIT(0)
+
+/**
+ * struct gpumem_dev_row - one DRM device as seen by a snapshot
+ * @name: primary minor name ("card0")
+ * @driver: &drm_driver.name
+ * @unique: &drm_device.unique, or the parent device's name
+ * @ttm: the device's objects are TTM buffer objects gpumem classifies
+ * @regions: bitmask of regions the device has a TTM resource manager for
+ * @cap_known: bitmask of regions whose capacity is known
+ * @capacity: bytes per region (sum of the region's managers)
+ * @used: bytes in use per region, from the managers (includes kernel BOs)
+ * @procs: struct gpumem_proc_row by tgid
+ */
+struct gpumem_dev_row {
+	char name[16];
+	char driver[32];
+	char unique[64];
+	bool ttm;
+	u32 regions;
+	u32 cap_known;
+	u64 capacity[GPUMEM_REGION_COUNT];
+	u64 used[GPUMEM_REGION_COUNT];
+	struct xarray procs;
+};
+
+/**
+ * struct gpumem_task_row - identity of a process, resolved once per snapshot
+ * @tgid: thread group id in the initial pid namespace (0: kernel clients)
+ * @comm: command name, "?" when the process is gone
+ * @cgroup_id: id of its cgroup v2 (the directory's inode number), 0 if none
+ * @cgroup: path of that cgroup (kmalloc'ed), or NULL
+ */
+struct gpumem_task_row {
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	u64 cgroup_id;
+	char *cgroup;
+};
+
+/**
+ * struct gpumem_proc_row - one process's usage on one device
+ * @tgid: the process
+ * @dev: index into &gpumem_snapshot.devs
+ * @bytes: bytes of distinct BOs held, per region
+ * @shared: bytes of those BOs also held elsewhere or exported/imported
+ * @owned: bytes of BOs this process owns (see gpumem_account_device())
+ * @bos: number of distinct BOs held
+ */
+struct gpumem_proc_row {
+	pid_t tgid;
+	unsigned int dev;
+	u64 bytes[GPUMEM_REGION_COUNT];
+	u64 shared;
+	u64 owned;
+	u32 bos;
+};
+
+/**
+ * struct gpumem_buf_row - one buffer object (GPUMEM_SNAP_BUFFERS only)
+ * @dev: index into &gpumem_snapshot.devs
+ * @owner: the owning process
+ * @handle: GEM handle of the object in the owner's file
+ * @size: bytes
+ * @mem_type: TTM memory type, -1 for a non-TTM object
+ * @region: enum gpumem_region
+ * @shared: held by several processes or a dma-buf
+ * @first_holder: index of the first holder in &gpumem_snapshot.holders
+ * @nr_holders: number of holders (owner first)
+ */
+struct gpumem_buf_row {
+	unsigned int dev;
+	pid_t owner;
+	u32 handle;
+	u64 size;
+	s16 mem_type;
+	u8 region;
+	bool shared;
+	size_t first_holder;
+	u32 nr_holders;
+};
+
+/**
+ * struct gpumem_snapshot - everything one reader sees
+ * @flags: GPUMEM_SNAP_*
+ * @nr_devs: number of devices
+ * @devs: the devices, in minor order
+ * @tasks: struct gpumem_task_row by tgid
+ * @procs: every process row, by device then tgid (gpumem_snapshot_finish())
+ * @nr_procs: number of @procs
+ * @bufs: buffer rows, by device then object
+ * @nr_bufs: number of @bufs
+ * @cap_bufs: allocated @bufs
+ * @holders: holder pids referenced by @bufs
+ * @nr_holders: number of @holders
+ * @cap_holders: allocated @holders
+ * @walk_ns: how long the walk took
+ * @clients: DRM files visited
+ * @bos: object handles visited
+ */
+struct gpumem_snapshot {
+	unsigned int flags;
+	unsigned int nr_devs;
+	struct gpumem_dev_row *devs;
+	struct xarray tasks;
+	struct gpumem_proc_row **procs;
+	size_t nr_procs;
+	struct gpumem_buf_row *bufs;
+	size_t nr_bufs, cap_bufs;
+	pid_t *holders;
+	size_t nr_holders, cap_holders;
+	u64 walk_ns;
+	u32 clients;
+	u64 bos;
+};
+
+/**
+ * struct gpumem_walk_ent - one (client, object handle) pair seen by a walk
+ * @obj: the object, referenced by the walker (opaque to the accounting)
+ * @size: object size in bytes
+ * @order: the client's position on its device, 0 = opened first
+ * @handle: the GEM handle in that client's file
+ * @tgid: the client's process
+ * @mem_type: TTM memory type, -1 for a non-TTM object
+ * @region: enum gpumem_region
+ * @flags: GPUMEM_ENT_*
+ */
+struct gpumem_walk_ent {
+	void *obj;
+	u64 size;
+	u32 order;
+	u32 handle;
+	pid_t tgid;
+	s16 mem_type;
+	u8 region;
+	u8 flags;
+};
+
+#define GPUMEM_ENT_PENDING	BIT(0)	/* placement not read yet */
+#define GPUMEM_ENT_DMABUF	BIT(1)	/* exported as a dma-buf */
+#define GPUMEM_ENT_IMPORTED	BIT(2)	/* imported from a dma-buf */
+
+struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
+					      unsigned int flags);
+void gpumem_snapshot_free(struct gpumem_snapshot *snap);
+int gpumem_snapshot_finish(struct gpumem_snapshot *snap);
+struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
+					     unsigned int dev, pid_t tgid);
+int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);
+
+int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
+			  struct gpumem_walk_ent *ents, size_t n);
+
+#endif /* GPUMEM_SNAPSHOT_H */

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem walker.
+ *
+ * Locking, outermost first:
+ *   gpumem_registry_lock      devices stay registered (and their drivers
+ *                             bound) for the whole walk
+ *   drm_device.filelist_mutex the device's list of clients; drm_file.pid
+ *   drm_file.table_lock       (spinlock) the file's object_idr; we take a GEM
+ *                             reference on every object before dropping it
+ *   dma_resv (trylock)        a TTM BO's placement (bo->resource); taken
+ *                             only by trylock under table_lock, otherwise
+ *                             later with nothing but the registry lock held
+ * Object references are put only after every lock but the registry lock is
+ * dropped. Files closed, objects freed and processes exiting meanwhile are
+ * normal: we see each object as it was when we held its reference.
+ */
+#include <linux/cgroup.h>
+#include <linux/dma-resv.h>
+#include <linux/idr.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include "compat.h"
+#include "classify.h"
+#include "discover.h"
+#include "snapshot.h"
+#include "walk.h"
+
+/* Protected by gpumem_registry_lock. */
+static struct gpumem_walk_stats gpumem_stats;
+
+/* Scratch state of one walk. */
+struct gpumem_walk {
+	struct gpumem_snapshot *snap;
+	struct gpumem_walk_ent *ents;
+	size_t nr_ents, cap_ents;
+	char *path;		/* PATH_MAX bytes for cgroup paths */
+};
+
+static struct ttm_buffer_object *gpumem_ttm_bo(const struct gpumem_device *gdev,
+					       struct drm_gem_object *obj)
+{
+	struct ttm_buffer_object *bo;
+
+	if (!gdev->bdev)
+		return NULL;
+	/* Safe: gdev->drv lists drivers whose GEM objects are all TTM BOs. */
+	bo = container_of(obj, struct ttm_buffer_object, base);
+	return bo->bdev == gdev->bdev ? bo : NULL;
+}
+
+/* Caller holds the BO's reservation lock. */
+static void gpumem_read_placement(const struct gpumem_device *gdev,
+				  struct ttm_buffer_object *bo,
+				  struct gpumem_walk_ent *ent)
+{
+	struct ttm_resource_manager *man = NULL;
+	u32 mem_type = bo->resource ? bo->resource->mem_type : TTM_PL_SYSTEM;
+
+	dma_resv_assert_held(bo->base.resv);
+	if (mem_type < TTM_NUM_MEM_TYPES)
+		man = ttm_manager_type(gdev->bdev, mem_type);
+	ent->mem_type = mem_type;
+	ent->region = gpumem_classify(gdev->drv, mem_type, TTM_NUM_MEM_TYPES,
+				      man && man->use_tt);
+}
+
+/* Under drm_file.table_lock: must not sleep. */
+static void gpumem_classify_atomic(const struct gpumem_device *gdev,
+				   struct drm_gem_object *obj,
+				   struct gpumem_walk_ent *ent)
+{
+	struct ttm_buffer_object *bo = gpumem_ttm_bo(gdev, obj);
+
+	ent->size = obj->size;
+	ent->flags = 0;
+	if (READ_ONCE(obj->dma_buf))
+		ent->flags |= GPUMEM_ENT_DMABUF;
+	if (READ_ONCE(obj->import_attach))
+		ent->flags |= GPUMEM_ENT_IMPORTED;
+	ent->mem_type = -1;
+	ent->region = GPUMEM_REGION_SYSTEM;
+	if (!bo)
+		return;
+	if (!dma_resv_trylock(obj->resv)) {
+		ent->flags |= GPUMEM_ENT_PENDING;
+		return;
+	}
+	gpumem_read_placement(gdev, bo, ent);
+	dma_resv_unlock(obj->resv);
+}
+
+/* Placements whose reservation was contended: lock them one by one. */
+static int gpumem_resolve_pending(const struct gpumem_device *gdev,
+				  struct gpumem_walk_ent *ents, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct drm_gem_object *obj = ents[i].obj;
+
+		if (!(ents[i].flags & GPUMEM_ENT_PENDING))
+			continue;
+		ret = dma_resv_lock_interruptible(obj->resv, NULL);
+		if (ret)
+			return ret;
+		gpumem_read_placement(gdev, gpumem_ttm_bo(gdev, obj), &ents[i]);
+		dma_resv_unlock(obj->resv);
+		ents[i].flags &= ~GPUMEM_ENT_PENDING;
+	}
+	return 0;
+}
+
+/*
+ * The process a file belongs to, resolved once per snapshot. Caller holds
+ * filelist_mutex (drm_file.pid may change under it on 6.7+).
+ */
+static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
+			       pid_t *tgidp)
+{
+	struct gpumem_task_row *row;
+	struct task_struct *task;
+	bool have_path = false;
+	struct pid *pid;
+	pid_t tgid;
+	int ret;
+
+	pid = gpumem_file_get_pid(file);
+	if (!pid) {
+		*tgidp = 0;
+		return 0;
+	}
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
+	rcu_read_unlock();
+	*tgidp = tgid;
+	if (xa_load(&w->snap->tasks, tgid)) {
+		put_pid(pid);
+		return 0;
+	}
+
+	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	if (!row) {
+		put_pid(pid);
+		return -ENOMEM;
+	}
+	row->tgid = tgid;
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	if (task) {
+		struct cgroup *cgrp = task_dfl_cgroup(task);
+
+		get_task_comm(row->comm, task);
+		row->cgroup_id = cgroup_id(cgrp);
+		have_path = cgroup_path(cgrp, w->path, PATH_MAX) >= 0;
+	} else {
+		strscpy(row->comm, "?", sizeof(row->comm));
+	}
+	rcu_read_unlock();
+	put_pid(pid);
+	if (have_path)
+		row->cgroup = kstrdup(w->path, GFP_KERNEL);
+	ret = xa_err(xa_store(&w->snap->tasks, tgid, row, GFP_KERNEL));
+	if (ret) {
+		kfree(row->cgroup);
+		kfree(row);
+	}
+	return ret;
+}
+
+static int gpumem_kernel_task(struct gpumem_walk *w)
+{
+	struct gpumem_task_row *row;
+	int ret;
+
+	if (xa_load(&w->snap->tasks, 0))
+		return 0;
+	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	if (!row)
+		return -ENOMEM;
+	strscpy(row->comm, "[kernel]", sizeof(row->comm));
+	ret = xa_err(xa_store(&w->snap->tasks, 0, row, GFP_KERNEL));
+	if (ret)
+		kfree(row);
+	return ret;
+}
+
+/* Collect every object handle of one file. Caller holds filelist_mutex. */
+static int gpumem_collect_file(struct gpumem_walk *w,
+			       const struct gpumem_device *gdev,
+			       struct drm_file *file, u32 order, bool internal)
+{
+	struct drm_gem_object *obj;
+	bool more = true;
+	pid_t tgid = 0;
+	int id = 0;
+	int ret;
+
+	ret = internal ? gpumem_kernel_task(w) :
+			 gpumem_resolve_task(w, file, &tgid);
+	if (ret)
+		return ret;
+	w->snap->clients++;
+
+	while (more) {
+		ret = gpumem_vec_reserve((void **)&w->ents, &w->cap_ents,
+					 w->nr_ents + 256, sizeof(*w->ents));
+		if (ret)
+			return ret;
+		more = false;
+		spin_lock(&file->table_lock);
+		while ((obj = idr_get_next(&file->object_idr, &id))) {
+			struct gpumem_walk_ent *ent;
+
+			if (w->nr_ents == w->cap_ents) {
+				more = true;
+				break;
+			}
+			ent = &w->ents[w->nr_ents++];
+			drm_gem_object_get(obj);
+			ent->obj = obj;
+			ent->order = order;
+			ent->handle = id;
+			ent->tgid = tgid;
+			gpumem_classify_atomic(gdev, obj, ent);
+			id++;
+		}
+		spin_unlock(&file->table_lock);
+	}
+	return 0;
+}
+
+static int gpumem_collect_device(struct gpumem_walk *w,
+				 const struct gpumem_device *gdev)
+{
+	struct drm_device *ddev = gdev->drm;
+	struct drm_file *file;
+	u32 order = 0;
+	int ret = 0;
+
+	mutex_lock(&ddev->filelist_mutex);
+	/* Files are added at the head: walk backwards, oldest client first. */
+	list_for_each_entry_reverse(file, &ddev->filelist, lhead) {
+		ret = gpumem_collect_file(w, gdev, file, order++, false);
+		if (ret)
+			goto out;
+	}
+	list_for_each_entry_reverse(file, &ddev->filelist_internal, lhead) {
+		ret = gpumem_collect_file(w, gdev, file, order++, true);
+		if (ret)
+			goto out;
+	}
+out:
+	mutex_unlock(&ddev->filelist_mutex);
+	return ret;
+}
+
+static void gpumem_put_ents(struct gpumem_walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_ents; i++)
+		drm_gem_object_put(w->ents[i].obj);
+	w->nr_ents = 0;
+}
+
+static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
+				const struct gpumem_device *gdev)
+{
+	struct drm_device *ddev = gdev->drm;
+	u32 t;
+
+	strscpy(row->name, gdev->name, sizeof(row->name));
+	strscpy(row->driver, ddev->driver->name, sizeof(row->driver));
+	strscpy(row->unique, ddev->unique ? ddev->unique : dev_name(ddev->dev),
+		sizeof(row->unique));
+	row->ttm = gdev->bdev;
+	if (!gdev->bdev)
+		return;
+	for (t = 0; t < TTM_NUM_MEM_TYPES; t++) {
+		struct ttm_resource_manager *man;
+		enum gpumem_region region;
+		u64 cap;
+
+		man = ttm_manager_type(gdev->bdev, t);
+		if (!man || !man->use_type)
+			continue;
+		region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES,
+					 man->use_tt);
+		if (region != GPUMEM_REGION_VRAM && region != GPUMEM_REGION_GTT)
+			continue;
+		row->regions |= BIT(region);
+		row->used[region] += ttm_resource_manager_usage(man);
+		if (gpumem_manager_capacity(gdev->drv, t, man->size, PAGE_SHIFT,
+					    &cap)) {
+			row->capacity[region] += cap;
+			row->cap_known |= BIT(region);
+		}
+	}
+}
+
+static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
+			      const struct gpumem_device *gdev)
+{
+	int ret;
+
+	gpumem_fill_dev_row(&w->snap->devs[idx], gdev);
+	ret = gpumem_collect_device(w, gdev);
+	w->snap->bos += w->nr_ents;
+	if (!ret)
+		ret = gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
+	if (!ret)
+		ret = gpumem_account_device(w->snap, idx, w->ents, w->nr_ents);
+	gpumem_put_ents(w);
+	return ret;
+}
+
+/**
+ * gpumem_snapshot_take() - walk every device and build a snapshot
+ * @flags: GPUMEM_SNAP_*
+ *
+ * Context: process context, may sleep; takes gpumem_registry_lock.
+ * Return: the snapshot (free with gpumem_snapshot_free()) or an ERR_PTR:
+ *	-EINTR when a signal interrupted the walk, -ENOMEM.
+ */
+struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
+{
+	struct gpumem_walk w = {};
+	struct gpumem_device *gdev;
+	unsigned int nr = 0, idx = 0;
+	u64 start;
+	int ret;
+
+	w.path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!w.path)
+		return ERR_PTR(-ENOMEM);
+	if (mutex_lock_interruptible(&gpumem_registry_lock)) {
+		kfree(w.path);
+		return ERR_PTR(-EINTR);
+	}
+	start = ktime_get_ns();
+	list_for_each_entry(gdev, &gpumem_devices, node)
+		nr++;
+	w.snap = gpumem_snapshot_alloc(nr, flags);
+	ret = w.snap ? 0 : -ENOMEM;
+	if (!ret) {
+		list_for_each_entry(gdev, &gpumem_devices, node) {
+			ret = gpumem_walk_device(&w, idx++, gdev);
+			if (ret)
+				break;
+		}
+	}
+	if (!ret)
+		ret = gpumem_snapshot_finish(w.snap);
+	if (!ret) {
+		w.snap->walk_ns = ktime_get_ns() - start;
+		gpumem_stats.walks++;
+		gpumem_stats.last_ns = w.snap->walk_ns;
+		gpumem_stats.last_clients = w.snap->clients;
+		gpumem_stats.last_bos = w.snap->bos;
+	} else {
+		gpumem_stats.failed++;
+	}
+	mutex_unlock(&gpumem_registry_lock);
+
+	kvfree(w.ents);
+	kfree(w.path);
+	if (ret) {
+		gpumem_snapshot_free(w.snap);
+		return ERR_PTR(ret);
+	}
+	return w.snap;
+}
+
+/**
+ * gpumem_walk_stats() - copy the walk counters
+ * @stats: where to copy them
+ */
+void gpumem_walk_stats(struct gpumem_walk_stats *stats)
+{
+	struct gpumem_device *gdev;
+
+	mutex_lock(&gpumem_registry_lock);
+	*stats = gpumem_stats;
+	stats->devices = 0;
+	list_for_each_entry(gdev, &gpumem_devices, node)
+		stats->devices++;
+	mutex_unlock(&gpumem_registry_lock);
+}

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem-alloc - allocate GPU buffers whose accounting the gpumem guest
+ * tests know exactly, print what was allocated, then hold them.
+ *
+ *   gpumem-alloc list
+ *   gpumem-alloc alloc      -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *   gpumem-alloc export     -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -S SOCKET [hold options]
+ *   gpumem-alloc import     -d DRIVER -S SOCKET [hold options]
+ *   gpumem-alloc selfimport -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *
+ * Output is line based, for awk:
+ *   DEVICE card0 driver=qxl
+ *   BO 0 handle=1 size=1048576 kind=vram          one per allocated buffer
+ *   EXPORTED handle=1 size=1048576                export: the BO served on SOCKET
+ *   SENT 1                                        export: an importer got the fd
+ *   IMPORTED handle=2 size=1048576                import / selfimport (file 2)
+ *   TOTAL bos=3 bytes=3145728                     distinct BOs held, their bytes
+ *   READY <pid>                                   everything is in place
+ *   FREED                                         buffers released, exiting
+ * Sizes are the ones the kernel uses (dumb: the size the ioctl returned;
+ * qxl: the requested size rounded up to the page size, as qxl_bo_create does).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+#include <qxl_drm.h>
+
+#define MAX_BOS		256
+#define DUMB_WIDTH	1024	/* pixels per row of a dumb buffer */
+#define DUMB_BPP	32
+
+enum kind { KIND_VRAM, KIND_SURFACE, KIND_DUMB, KIND_SCANOUT };
+static const char *const kind_names[] = { "vram", "surface", "dumb", "scanout" };
+
+struct card {
+	int fd;
+	char node[32];		/* "card0" */
+	char driver[64];	/* drmGetVersion()->name */
+};
+
+struct bo {
+	uint32_t handle;
+	uint64_t size;
+	enum kind kind;
+};
+
+struct opts {
+	const char *driver;
+	const char *socket;
+	const char *comm;
+	enum kind kind;
+	bool kind_set;
+	unsigned int count;
+	uint64_t size;
+	unsigned int hold_seconds;
+	bool watch_stdin;
+};
+
+/* Scanout state, for the one CRTC a "scanout" allocation drives. */
+static struct {
+	uint32_t fb_id;
+	uint32_t crtc_id;
+} scanout;
+
+static volatile sig_atomic_t stop_signal;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("gpumem-alloc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* A test script that dies must not leave buffers held behind it. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		stop_signal = SIGTERM;
+}
+
+static uint64_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (uint64_t)p : 4096;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* "1048576", "1024K", "1M", "2G" (binary units) */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		die("bad size '%s'", s);
+	switch (*end) {
+	case 'k': case 'K': mult = 1ULL << 10; end++; break;
+	case 'm': case 'M': mult = 1ULL << 20; end++; break;
+	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	}
+	if (*end || v == 0 || v > UINT64_MAX / mult)
+		die("bad size '%s'", s);
+	return v * mult;
+}
+
+static unsigned int parse_uint(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > UINT_MAX)
+		die("bad %s '%s'", what, s);
+	return v;
+}
+
+static bool driver_matches(const char *want, const char *have)
+{
+	if (!strcmp(want, have))
+		return true;
+	/* bochs is "bochs-drm" up to 6.x; accept either spelling both ways. */
+	if (!strncmp(want, "bochs", 5) && !strncmp(have, "bochs", 5))
+		return true;
+	if (!strcmp(want, "virtio") && !strcmp(have, "virtio_gpu"))
+		return true;
+	return false;
+}
+
+/* Open /dev/dri/cardN; fill node and driver. Returns fd or -1. */
+static int open_card_node(int minor, struct card *c)
+{
+	char path[64];
+	drmVersionPtr v;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/dri/card%d", minor);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	v = drmGetVersion(fd);
+	if (!v) {
+		close(fd);
+		return -1;
+	}
+	c->fd = fd;
+	snprintf(c->node, sizeof(c->node), "card%d", minor);
+	snprintf(c->driver, sizeof(c->driver), "%s", v->name);
+	drmFreeVersion(v);
+	return fd;
+}
+
+/* Open the first card whose driver matches; a second call opens it again. */
+static void open_card(const char *driver, struct card *c)
+{
+	struct card tmp;
+	int minor;
+
+	for (minor = 0; minor < 64; minor++) {
+		if (open_card_node(minor, &tmp) < 0)
+			continue;
+		if (driver_matches(driver, tmp.driver)) {
+			*c = tmp;
+			return;
+		}
+		close(tmp.fd);
+	}
+	die("no /dev/dri/card* with driver '%s' (try 'gpumem-alloc list')", driver);
+}
+
+static int cmd_list(void)
+{
+	struct card c;
+	int minor, found = 0;
+
+	for (minor = 0; minor < 64; minor++) {
+		if (open_card_node(minor, &c) < 0)
+			continue;
+		printf("%s %s\n", c.node, c.driver);
+		close(c.fd);
+		found++;
+	}
+	return found ? 0 : 1;
+}
+
+static void alloc_qxl(const struct card *c, enum kind kind, uint64_t size, struct bo *bo)
+{
+	uint64_t page = page_size();
+
+	if (strcmp(c->driver, "qxl"))
+		die("kind '%s' needs a qxl device, %s is %s", kind_names[kind], c->node, c->driver);
+
+	if (kind == KIND_VRAM) {
+		struct drm_qxl_alloc a = { 0 };
+
+		if (size > UINT32_MAX)
+			die("qxl allocations are limited to 4 GiB");
+		a.size = size;
+		if (drmIoctl(c->fd, DRM_IOCTL_QXL_ALLOC, &a))
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 " bytes: %s", c->node, size, strerror(errno));
+		bo->handle = a.handle;
+		bo->size = round_up(size, page);	/* qxl_bo_create() */
+	} else {
+		/*
+		 * The surface domain: qxl sizes the BO as stride * (height + 1)
+		 * and places it in TTM_PL_PRIV (surface BAR), VRAM as fallback.
+		 */
+		struct drm_qxl_alloc_surf s = { 0 };
+		uint64_t stride = DUMB_WIDTH * 4;
+		uint64_t rows = round_up(size, stride) / stride;
+
+		s.format = 32;			/* SPICE_SURFACE_FMT_32_xRGB */
+		s.width = DUMB_WIDTH;
+		s.height = rows > 1 ? rows - 1 : 1;
+		s.stride = stride;
+		if ((uint64_t)s.height + 1 > INT_MAX / stride)
+			die("qxl surface too large");
+		if (drmIoctl(c->fd, DRM_IOCTL_QXL_ALLOC_SURF, &s))
+			die("%s: DRM_IOCTL_QXL_ALLOC_SURF %ux%u: %s", c->node, s.width, s.height, strerror(errno));
+		bo->handle = s.handle;
+		bo->size = round_up(stride * ((uint64_t)s.height + 1), page);
+	}
+}
+
+static void alloc_dumb(const struct card *c, uint32_t width, uint32_t height, struct bo *bo,
+		       uint32_t *pitch)
+{
+	struct drm_mode_create_dumb d = { 0 };
+
+	d.width = width;
+	d.height = height;
+	d.bpp = DUMB_BPP;
+	if (drmIoctl(c->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d))
+		die("%s (%s): DRM_IOCTL_MODE_CREATE_DUMB %ux%u: %s", c->node, c->driver, width, height,
+		    strerror(errno));
+	bo->handle = d.handle;
+	bo->size = d.size;
+	if (pitch)
+		*pitch = d.pitch;
+}
+
+/* Find a connected connector, its preferred mode and a CRTC that can drive it. */
+static void pick_output(const struct card *c, uint32_t *conn_id, uint32_t *crtc_id,
+			drmModeModeInfo *mode)
+{
+	drmModeResPtr res = drmModeGetResources(c->fd);
+	int i, j, k;
+
+	if (!res)
+		die("%s: drmModeGetResources: %s (not a KMS device?)", c->node, strerror(errno));
+	for (i = 0; i < res->count_connectors; i++) {
+		drmModeConnectorPtr conn = drmModeGetConnector(c->fd, res->connectors[i]);
+
+		if (!conn)
+			continue;
+		if (conn->connection != DRM_MODE_CONNECTED || conn->count_modes == 0) {
+			drmModeFreeConnector(conn);
+			continue;
+		}
+		*mode = conn->modes[0];
+		for (j = 0; j < conn->count_modes; j++) {
+			if (conn->modes[j].type & DRM_MODE_TYPE_PREFERRED) {
+				*mode = conn->modes[j];
+				break;
+			}
+		}
+		for (j = 0; j < conn->count_encoders; j++) {
+			drmModeEncoderPtr enc = drmModeGetEncoder(c->fd, conn->encoders[j]);
+
+			if (!enc)
+				continue;
+			for (k = 0; k < res->count_crtcs; k++) {
+				if (enc->possible_crtcs & (1u << k)) {
+					*conn_id = conn->connector_id;
+					*crtc_id = res->crtcs[k];
+					drmModeFreeEncoder(enc);
+					drmModeFreeConnector(conn);
+					drmModeFreeResources(res);
+					return;
+				}
+			}
+			drmModeFreeEncoder(enc);
+		}
+		drmModeFreeConnector(conn);
+	}
+	drmModeFreeResources(res);
+	die("%s: no connected connector with a mode and a usable CRTC", c->node);
+}
+
+/* A dumb buffer the size of the current mode, shown on a CRTC: the driver pins it. */
+static void alloc_scanout(const struct card *c, struct bo *bo)
+{
+	drmModeModeInfo mode;
+	uint32_t conn_id, crtc_id, pitch;
+
+	if (scanout.fb_id)
+		die("only one scanout buffer per process");
+	if (drmSetMaster(c->fd) && !drmIsMaster(c->fd))
+		die("%s: cannot become DRM master (%s): is another process master?", c->node,
+		    strerror(errno));
+	pick_output(c, &conn_id, &crtc_id, &mode);
+	alloc_dumb(c, mode.hdisplay, mode.vdisplay, bo, &pitch);
+	if (drmModeAddFB(c->fd, mode.hdisplay, mode.vdisplay, 24, DUMB_BPP, pitch, bo->handle,
+			 &scanout.fb_id))
+		die("%s: drmModeAddFB %ux%u: %s", c->node, mode.hdisplay, mode.vdisplay,
+		    strerror(errno));
+	if (drmModeSetCrtc(c->fd, crtc_id, scanout.fb_id, 0, 0, &conn_id, 1, &mode))
+		die("%s: drmModeSetCrtc %s on CRTC %u: %s", c->node, mode.name, crtc_id,
+		    strerror(errno));
+	scanout.crtc_id = crtc_id;
+	printf("SCANOUT mode=%s crtc=%u connector=%u\n", mode.name, crtc_id, conn_id);
+}
+
+static void alloc_one(const struct card *c, enum kind kind, uint64_t size, struct bo *bo)
+{
+	bo->kind = kind;
+	switch (kind) {
+	case KIND_VRAM:
+	case KIND_SURFACE:
+		alloc_qxl(c, kind, size, bo);
+		break;
+	case KIND_DUMB: {
+		uint64_t rows = round_up(size, DUMB_WIDTH * 4) / (DUMB_WIDTH * 4);
+
+		if (rows > UINT32_MAX)
+			die("dumb buffer too large");
+		alloc_dumb(c, DUMB_WIDTH, rows, bo, NULL);
+		break;
+	}
+	case KIND_SCANOUT:
+		alloc_scanout(c, bo);
+		break;
+	}
+}
+
+static void alloc_all(const struct card *c, const struct opts *o, struct bo *bos)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->count; i++) {
+		alloc_one(c, o->kind, o->size, &bos[i]);
+		printf("BO %u handle=%u size=%" PRIu64 " kind=%s\n", i, bos[i].handle, bos[i].size,
+		       kind_names[bos[i].kind]);
+	}
+}
+
+static uint64_t total_bytes(const struct bo *bos, unsigned int n)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += bos[i].size;
+	return sum;
+}
+
+static void free_bo(const struct card *c, const struct bo *bo)
+{
+	if (bo->kind == KIND_DUMB || bo->kind == KIND_SCANOUT) {
+		struct drm_mode_destroy_dumb d = { .handle = bo->handle };
+
+		if (drmIoctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d))
+			fprintf(stderr, "gpumem-alloc: destroy dumb %u: %s\n", bo->handle, strerror(errno));
+	} else if (drmCloseBufferHandle(c->fd, bo->handle)) {
+		fprintf(stderr, "gpumem-alloc: close handle %u: %s\n", bo->handle, strerror(errno));
+	}
+}
+
+/* Turn the CRTC off and drop the FB (closing the file would do it too). */
+static void stop_scanout(const struct card *c)
+{
+	if (!scanout.fb_id)
+		return;
+	drmModeSetCrtc(c->fd, scanout.crtc_id, 0, 0, 0, NULL, 0, NULL);
+	drmModeRmFB(c->fd, scanout.fb_id);
+	scanout.fb_id = 0;
+}
+
+static void free_all(const struct card *c, const struct bo *bos, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free_bo(c, &bos[i]);
+}
+
+static int export_bo(const struct card *c, uint32_t handle)
+{
+	int fd;
+
+	if (drmPrimeHandleToFD(c->fd, handle, DRM_CLOEXEC, &fd))
+		die("%s: drmPrimeHandleToFD(handle %u): %s", c->node, handle, strerror(errno));
+	return fd;
+}
+
+static uint32_t import_bo(const struct card *c, int dmabuf, uint64_t *size)
+{
+	uint32_t handle;
+	off_t end;
+
+	if (drmPrimeFDToHandle(c->fd, dmabuf, &handle))
+		die("%s: drmPrimeFDToHandle: %s", c->node, strerror(errno));
+	end = lseek(dmabuf, 0, SEEK_END);	/* a dma-buf's size */
+	if (end < 0)
+		die("lseek on dma-buf: %s", strerror(errno));
+	*size = end;
+	return handle;
+}
+
+static void socket_addr(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		die("socket path too long: %s", path);
+	strcpy(sa->sun_path, path);
+}
+
+static int listen_on(const char *path)
+{
+	struct sockaddr_un sa;
+	int s;
+
+	socket_addr(path, &sa);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		die("socket: %s", strerror(errno));
+	unlink(path);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) || listen(s, 8))
+		die("listen on %s: %s", path, strerror(errno));
+	return s;
+}
+
+static void send_fd(int sock, int fd)
+{
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	memset(&u, 0, sizeof(u));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+		fprintf(stderr, "gpumem-alloc: sendmsg: %s\n", strerror(errno));
+}
+
+static int recv_fd(const char *path, unsigned int timeout_s)
+{
+	struct sockaddr_un sa;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct timeval tv = { .tv_sec = timeout_s };
+	struct cmsghdr *cm;
+	int s, fd;
+
+	socket_addr(path, &sa);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		die("socket: %s", strerror(errno));
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)))
+		die("connect to %s: %s", path, strerror(errno));
+	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC) != 1)
+		die("no dma-buf received on %s: %s", path, errno ? strerror(errno) : "peer closed");
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		die("message on %s carried no file descriptor", path);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	close(s);
+	return fd;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Hold until a signal, EOF on stdin (with -w) or the hold time ends. With a
+ * listening socket, hand the dma-buf fd to every importer that connects.
+ */
+static void hold(const struct opts *o, int listen_fd, int dmabuf)
+{
+	double end = now_s() + o->hold_seconds;
+	unsigned int sent = 0;
+
+	printf("READY %d\n", (int)getpid());
+	while (!stop_signal) {
+		struct pollfd p[2];
+		int n = 0, in = -1, ls = -1, i;
+		double left = end - now_s();
+
+		if (left <= 0) {
+			printf("TIMEOUT after %u s\n", o->hold_seconds);
+			return;
+		}
+		if (o->watch_stdin) {
+			in = n;
+			p[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		}
+		if (listen_fd >= 0) {
+			ls = n;
+			p[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+		}
+		if (poll(p, n, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		if (in >= 0 && p[in].revents) {
+			char buf[256];
+			ssize_t r = read(STDIN_FILENO, buf, sizeof(buf));
+
+			if (r == 0 || (r < 0 && errno != EINTR)) {
+				printf("STDIN closed\n");
+				return;
+			}
+		}
+		if (ls >= 0 && (p[ls].revents & POLLIN)) {
+			i = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (i >= 0) {
+				send_fd(i, dmabuf);
+				close(i);
+				printf("SENT %u\n", ++sent);
+			}
+		}
+	}
+	printf("SIGNAL %d\n", (int)stop_signal);
+}
+
+static int cmd_alloc(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS];
+	struct card c;
+
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	hold(o, -1, -1);
+	stop_scanout(&c);
+	free_all(&c, bos, o->count);
+	close(c.fd);
+	printf("FREED\n");
+	return 0;
+}
+
+/* Allocate COUNT BOs; export the first and serve its fd on the socket. */
+static int cmd_export(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS];
+	struct card c;
+	int dmabuf, ls;
+
+	if (!o->socket)
+		die("export needs -S SOCKET");
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	dmabuf = export_bo(&c, bos[0].handle);
+	printf("EXPORTED handle=%u size=%" PRIu64 "\n", bos[0].handle, bos[0].size);
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	ls = listen_on(o->socket);
+	hold(o, ls, dmabuf);
+	close(ls);
+	unlink(o->socket);
+	close(dmabuf);
+	stop_scanout(&c);
+	free_all(&c, bos, o->count);
+	close(c.fd);
+	printf("FREED\n");
+	return 0;
+}
+
+/* Receive a dma-buf, import it on our own open of the device, drop the fd. */
+static int cmd_import(const struct opts *o)
+{
+	struct card c;
+	struct bo bo = { .kind = KIND_VRAM };
+	int dmabuf;
+
+	if (!o->socket)
+		die("import needs -S SOCKET");
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	dmabuf = recv_fd(o->socket, o->hold_seconds);
+	bo.handle = import_bo(&c, dmabuf, &bo.size);
+	close(dmabuf);
+	printf("IMPORTED handle=%u size=%" PRIu64 "\n", bo.handle, bo.size);
+	printf("TOTAL bos=1 bytes=%" PRIu64 "\n", bo.size);
+	hold(o, -1, -1);
+	free_bo(&c, &bo);
+	close(c.fd);
+	printf("FREED\n");
+	return 0;
+}
+
+/* One process, two files on the same device, every BO has a handle in both. */
+static int cmd_selfimport(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS], dup[MAX_BOS];
+	struct card c1, c2;
+	unsigned int i;
+
+	open_card(o->driver, &c1);
+	open_card(o->driver, &c2);
+	if (strcmp(c1.node, c2.node))
+		die("second open found %s, not %s", c2.node, c1.node);
+	printf("DEVICE %s driver=%s\n", c1.node, c1.driver);
+	alloc_all(&c1, o, bos);
+	for (i = 0; i < o->count; i++) {
+		int dmabuf = export_bo(&c1, bos[i].handle);
+
+		dup[i].kind = KIND_VRAM;	/* freed with GEM_CLOSE */
+		dup[i].handle = import_bo(&c2, dmabuf, &dup[i].size);
+		close(dmabuf);
+		printf("IMPORTED file=2 handle=%u size=%" PRIu64 "\n", dup[i].handle, dup[i].size);
+	}
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	hold(o, -1, -1);
+	stop_scanout(&c1);
+	free_all(&c2, dup, o->count);
+	free_all(&c1, bos, o->count);
+	close(c2.fd);
+	close(c1.fd);
+	printf("FREED\n");
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: gpumem-alloc list\n"
+	      "       gpumem-alloc alloc|export|import|selfimport -d DRIVER [options]\n"
+	      "  -d, --driver NAME      qxl, bochs, vgem, virtio_gpu (drmGetVersion name)\n"
+	      "  -k, --kind KIND        vram | surface (qxl ioctls), dumb, scanout\n"
+	      "                         (default: vram on qxl, dumb elsewhere)\n"
+	      "  -n, --count N          number of buffers (default 1; scanout: 1)\n"
+	      "  -s, --size BYTES       per buffer, K/M/G suffixes (default 1M)\n"
+	      "  -S, --socket PATH      export: serve the first BO's dma-buf; import: fetch it\n"
+	      "  -t, --hold-seconds N   hold at most N seconds (default 300)\n"
+	      "  -w, --stdin            also release when stdin reaches EOF\n"
+	      "  -c, --comm NAME        set the process name (comm)\n"
+	      "Buffers are held until SIGTERM/SIGINT/SIGHUP, EOF (-w) or the hold time.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "driver", required_argument, NULL, 'd' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "hold-seconds", required_argument, NULL, 't' },
+		{ "stdin", no_argument, NULL, 'w' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .count = 1, .size = 1 << 20, .hold_seconds = 300 };
+	const char *cmd;
+	unsigned int k;
+	int opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2 || argv[1][0] == '-') {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2;
+	}
+	cmd = argv[1];
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, "d:k:n:s:S:t:wc:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': o.driver = optarg; break;
+		case 'k':
+			for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+				if (!strcmp(optarg, kind_names[k]))
+					break;
+			if (k == sizeof(kind_names) / sizeof(kind_names[0]))
+				die("unknown kind '%s'", optarg);
+			o.kind = k;
+			o.kind_set = true;
+			break;
+		case 'n': o.count = parse_uint(optarg, "count"); break;
+		case 's': o.size = parse_size(optarg); break;
+		case 'S': o.socket = optarg; break;
+		case 't': o.hold_seconds = parse_uint(optarg, "hold time"); break;
+		case 'w': o.watch_stdin = true; break;
+		case 'c': o.comm = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc)
+		die("unexpected argument '%s'", argv[optind]);
+
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+
+	if (!o.driver)
+		die("%s needs -d DRIVER", cmd);
+	if (!o.kind_set)
+		o.kind = strcmp(o.driver, "qxl") ? KIND_DUMB : KIND_VRAM;
+	if (o.count < 1 || o.count > MAX_BOS)
+		die("count must be 1..%d", MAX_BOS);
+	if (o.kind == KIND_SCANOUT && o.count != 1)
+		die("scanout allocates exactly one buffer");
+	if (o.comm && prctl(PR_SET_NAME, o.comm))
+		die("PR_SET_NAME: %s", strerror(errno));
+	install_signals();
+
+	if (!strcmp(cmd, "alloc"))
+		return cmd_alloc(&o);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(&o);
+	if (!strcmp(cmd, "import"))
+		return cmd_import(&o);
+	if (!strcmp(cmd, "selfimport"))
+		return cmd_selfimport(&o);
+	usage(stderr);
+	die("unknown command '%s'", cmd);
+}
