@@ -13,7 +13,7 @@
 #include <drm/drm_file.h>
 
 /* 6.2 merged ttm_bo_api.h and ttm_bo_driver.h into ttm_bo.h. */
-#if __has_include(<drm/ttm/ttm_bo.h>)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #include <drm/ttm/ttm_bo.h>
 #else
 #include <drm/ttm/ttm_bo_api.h>
@@ -30,14 +30,12 @@
  * void remove(struct device *) on every version.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-typedef const struct class gpumem_class_t;
 #define GPUMEM_CLASS_INTERFACE(name, add, remove)			\
 	static struct class_interface name = {				\
 		.add_dev = add,						\
 		.remove_dev = remove,					\
 	}
 #else
-typedef struct class gpumem_class_t;
 #define GPUMEM_CLASS_INTERFACE(name, add, remove)			\
 	static int name##_add(struct device *dev,			\
 			      struct class_interface *intf)		\
@@ -54,6 +52,21 @@ typedef struct class gpumem_class_t;
 		.remove_dev = name##_remove,				\
 	}
 #endif
+
+/**
+ * gpumem_class_interface_set_class() - point a class interface at a class
+ * @intf: the interface
+ * @cls: the class (const from 6.4 on, not before)
+ */
+static inline void gpumem_class_interface_set_class(struct class_interface *intf,
+						    const struct class *cls)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	intf->class = cls;
+#else
+	intf->class = (struct class *)cls;
+#endif
+}
 
 /**
  * gpumem_file_get_pid() - reference the process a DRM file belongs to

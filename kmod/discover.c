@@ -19,19 +19,19 @@
 #include "classify.h"
 #include "discover.h"
 
+/* Serialises walks with device arrival and removal (see discover.h). */
 DEFINE_MUTEX(gpumem_registry_lock);
 /* struct gpumem_device, sorted by minor; protected by gpumem_registry_lock */
 LIST_HEAD(gpumem_devices);
-
 
 static void gpumem_probe_release(struct device *dev)
 {
 	kfree(dev);
 }
 
-static gpumem_class_t *gpumem_find_drm_class(void)
+static const struct class *gpumem_find_drm_class(void)
 {
-	gpumem_class_t *cls = NULL;
+	const struct class *cls = NULL;
 	struct device *probe;
 	int ret;
 
@@ -153,11 +153,11 @@ GPUMEM_CLASS_INTERFACE(gpumem_drm_interface, gpumem_add_dev, gpumem_remove_dev);
  */
 int gpumem_discover_init(void)
 {
-	gpumem_class_t *cls = gpumem_find_drm_class();
+	const struct class *cls = gpumem_find_drm_class();
 
 	if (IS_ERR(cls))
 		return PTR_ERR(cls);
-	gpumem_drm_interface.class = cls;
+	gpumem_class_interface_set_class(&gpumem_drm_interface, cls);
 	return class_interface_register(&gpumem_drm_interface);
 }
 

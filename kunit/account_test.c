@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: per-process aggregation, shared-buffer dedup and the owner rule.
+ * Objects are opaque keys to the accounting, so the tests use addresses in a
+ * local array as objects.
+ */
+#include <kunit/test.h>
+#include <linux/random.h>
+#include "../kmod/snapshot.c"
+#include "../kmod/account.c"
+
+static char objs[4096];
+
+#define OBJ(n)	((void *)&objs[n])
+#define MiB	(1024ULL * 1024)
+
+static struct gpumem_walk_ent ent(int obj, u64 size, u32 order, u32 handle,
+				  pid_t tgid, u8 region, u8 flags)
+{
+	return (struct gpumem_walk_ent) {
+		.obj = OBJ(obj), .size = size, .order = order,
+		.handle = handle, .tgid = tgid, .region = region,
+		.mem_type = region == GPUMEM_REGION_SYSTEM ? 0 : 2,
+		.flags = flags,
+	};
+}
+
+static struct gpumem_snapshot *snap_new(struct kunit *test, unsigned int flags)
+{
+	struct gpumem_snapshot *snap = gpumem_snapshot_alloc(1, flags);
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	return snap;
+}
+
+static struct gpumem_proc_row *proc(struct gpumem_snapshot *snap, pid_t tgid)
+{
+	return xa_load(&snap->devs[0].procs, tgid);
+}
+
+static void account_one_process_regions(struct kunit *test)
+{
+	struct gpumem_snapshot *snap = snap_new(test, 0);
+	struct gpumem_walk_ent e[] = {
+		ent(1, 4 * MiB, 0, 1, 100, GPUMEM_REGION_VRAM, 0),
+		ent(2, 1 * MiB, 0, 2, 100, GPUMEM_REGION_VRAM, 0),
+		ent(3, 2 * MiB, 0, 3, 100, GPUMEM_REGION_GTT, 0),
+		ent(4, 8192, 0, 4, 100, GPUMEM_REGION_SYSTEM, 0),
+		ent(5, 4096, 0, 5, 100, GPUMEM_REGION_OTHER, 0),
+	};
+	struct gpumem_proc_row *p;
+
+	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	p = proc(snap, 100);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM], 5 * MiB);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_GTT], 2 * MiB);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_SYSTEM], 8192ULL);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_OTHER], 4096ULL);
+	KUNIT_EXPECT_EQ(test, p->bos, 5U);
+	KUNIT_EXPECT_EQ(test, p->shared, 0ULL);
+	KUNIT_EXPECT_EQ(test, p->owned, 7 * MiB + 12288);
+	gpumem_snapshot_free(snap);
+}
+
+/* One object reached through two files and two handles of one process. */
+static void account_same_process_counts_once(struct kunit *test)
+{
+	struct gpumem_snapshot *snap = snap_new(test, GPUMEM_SNAP_BUFFERS);
+	struct gpumem_walk_ent e[] = {
+		ent(1, 3 * MiB, 0, 1, 100, GPUMEM_REGION_VRAM, GPUMEM_ENT_DMABUF),
+		ent(1, 3 * MiB, 1, 1, 100, GPUMEM_REGION_VRAM, GPUMEM_ENT_DMABUF),
+		ent(1, 3 * MiB, 1, 7, 100, GPUMEM_REGION_VRAM, GPUMEM_ENT_DMABUF),
+	};
+	struct gpumem_proc_row *p;
+
+	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	p = proc(snap, 100);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM], 3 * MiB);
+	KUNIT_EXPECT_EQ(test, p->bos, 1U);
+	/* exported as a dma-buf: shared even with a single holder */
+	KUNIT_EXPECT_EQ(test, p->shared, 3 * MiB);
+	KUNIT_EXPECT_EQ(test, p->owned, 3 * MiB);
+	KUNIT_ASSERT_EQ(test, snap->nr_bufs, (size_t)1);
+	KUNIT_EXPECT_EQ(test, snap->bufs[0].nr_holders, 1U);
+	KUNIT_EXPECT_EQ(test, snap->bufs[0].handle, 1U);
+	gpumem_snapshot_free(snap);
+}
+
+/* Shared between processes: counted once per holder, owned by the oldest. */
+static void account_shared_between_processes(struct kunit *test)
+{
+	struct gpumem_snapshot *snap = snap_new(test, GPUMEM_SNAP_BUFFERS);
+	struct gpumem_walk_ent e[] = {
+		/* listed newest client first: order must decide, not position */
+		ent(9, 2 * MiB, 2, 4, 300, GPUMEM_REGION_VRAM, GPUMEM_ENT_DMABUF),
+		ent(9, 2 * MiB, 1, 3, 200, GPUMEM_REGION_VRAM, GPUMEM_ENT_DMABUF),
+		ent(8, 1 * MiB, 1, 1, 200, GPUMEM_REGION_VRAM, 0),
+		ent(9, 2 * MiB, 0, 6, 100, GPUMEM_REGION_VRAM, 0),
+	};
+	struct gpumem_proc_row *a, *b, *c;
+	u64 owned;
+	size_t i;
+
+	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	a = proc(snap, 100);
+	b = proc(snap, 200);
+	c = proc(snap, 300);
+	KUNIT_ASSERT_TRUE(test, a && b && c);
+	KUNIT_EXPECT_EQ(test, a->bytes[GPUMEM_REGION_VRAM], 2 * MiB);
+	KUNIT_EXPECT_EQ(test, b->bytes[GPUMEM_REGION_VRAM], 3 * MiB);
+	KUNIT_EXPECT_EQ(test, c->bytes[GPUMEM_REGION_VRAM], 2 * MiB);
+	KUNIT_EXPECT_EQ(test, a->shared, 2 * MiB);
+	KUNIT_EXPECT_EQ(test, b->shared, 2 * MiB);
+	KUNIT_EXPECT_EQ(test, c->shared, 2 * MiB);
+	KUNIT_EXPECT_EQ(test, a->owned, 2 * MiB);
+	KUNIT_EXPECT_EQ(test, b->owned, 1 * MiB);
+	KUNIT_EXPECT_EQ(test, c->owned, 0ULL);
+	owned = a->owned + b->owned + c->owned;
+	KUNIT_EXPECT_EQ(test, owned, 3 * MiB);	/* each object once */
+
+	KUNIT_ASSERT_EQ(test, snap->nr_bufs, (size_t)2);
+	for (i = 0; i < snap->nr_bufs; i++) {
+		const struct gpumem_buf_row *buf = &snap->bufs[i];
+
+		if (buf->size != 2 * MiB)
+			continue;
+		KUNIT_EXPECT_EQ(test, buf->owner, 100);
+		KUNIT_EXPECT_EQ(test, buf->handle, 6U);
+		KUNIT_EXPECT_TRUE(test, buf->shared);
+		KUNIT_ASSERT_EQ(test, buf->nr_holders, 3U);
+		KUNIT_EXPECT_EQ(test, snap->holders[buf->first_holder], 100);
+		KUNIT_EXPECT_EQ(test, snap->holders[buf->first_holder + 1], 200);
+		KUNIT_EXPECT_EQ(test, snap->holders[buf->first_holder + 2], 300);
+	}
+	gpumem_snapshot_free(snap);
+}
+
+/* Imported objects are shared and owned by nobody on the importer. */
+static void account_imported_not_owned(struct kunit *test)
+{
+	struct gpumem_snapshot *snap = snap_new(test, 0);
+	struct gpumem_walk_ent e[] = {
+		ent(1, 5 * MiB, 0, 1, 100, GPUMEM_REGION_GTT, GPUMEM_ENT_IMPORTED),
+	};
+	struct gpumem_proc_row *p;
+
+	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	p = proc(snap, 100);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_GTT], 5 * MiB);
+	KUNIT_EXPECT_EQ(test, p->shared, 5 * MiB);
+	KUNIT_EXPECT_EQ(test, p->owned, 0ULL);
+	gpumem_snapshot_free(snap);
+}
+
+/*
+ * Many processes and objects in random order: per-process bytes equal the
+ * distinct objects each holds, and owned bytes sum to the distinct total.
+ */
+static void account_random_totals(struct kunit *test)
+{
+	enum { NOBJ = 500, NPROC = 7, PER = 3 };
+	struct gpumem_walk_ent *e;
+	struct gpumem_snapshot *snap;
+	u64 want[NPROC] = {}, owned = 0, total = 0;
+	size_t n = 0, i, j;
+
+	e = kunit_kcalloc(test, NOBJ * PER * 2, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < NOBJ; i++) {
+		u64 size = (i % 13 + 1) * 4096;
+		bool held[NPROC] = {};
+
+		total += size;
+		for (j = 0; j < PER; j++) {
+			u32 p = (i * 7 + j * 3) % NPROC;
+
+			/* the same process twice now and then */
+			e[n++] = ent(i, size, p, i * 10 + j, 1000 + p,
+				     GPUMEM_REGION_VRAM, 0);
+			if (j == 0)
+				e[n++] = ent(i, size, p, i * 10 + 9, 1000 + p,
+					     GPUMEM_REGION_VRAM, 0);
+			if (!held[p])
+				want[p] += size;
+			held[p] = true;
+		}
+	}
+	for (i = n - 1; i > 0; i--)
+		swap(e[i], e[get_random_u32_below(i + 1)]);
+
+	snap = snap_new(test, 0);
+	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, n), 0);
+	for (j = 0; j < NPROC; j++) {
+		struct gpumem_proc_row *p = proc(snap, 1000 + j);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM], want[j]);
+		owned += p->owned;
+	}
+	KUNIT_EXPECT_EQ(test, owned, total);
+	KUNIT_EXPECT_EQ(test, gpumem_snapshot_finish(snap), 0);
+	KUNIT_EXPECT_EQ(test, snap->nr_procs, (size_t)NPROC);
+	for (j = 1; j < snap->nr_procs; j++)
+		KUNIT_EXPECT_LT(test, snap->procs[j - 1]->tgid,
+				snap->procs[j]->tgid);
+	gpumem_snapshot_free(snap);
+}
+
+static void account_vec_reserve(struct kunit *test)
+{
+	size_t cap = 0;
+	u32 *v = NULL;
+
+	KUNIT_ASSERT_EQ(test, gpumem_vec_reserve((void **)&v, &cap, 1, 4), 0);
+	KUNIT_EXPECT_GE(test, cap, (size_t)16);
+	v[0] = 42;
+	KUNIT_ASSERT_EQ(test, gpumem_vec_reserve((void **)&v, &cap, 1000, 4), 0);
+	KUNIT_EXPECT_GE(test, cap, (size_t)1000);
+	KUNIT_EXPECT_EQ(test, v[0], 42U);
+	KUNIT_EXPECT_EQ(test, gpumem_vec_reserve((void **)&v, &cap, SIZE_MAX, 4),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, v[0], 42U);
+	kvfree(v);
+}
+
+static void account_empty(struct kunit *test)
+{
+	struct gpumem_snapshot *snap = snap_new(test, GPUMEM_SNAP_BUFFERS);
+
+	KUNIT_EXPECT_EQ(test, gpumem_account_device(snap, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_snapshot_finish(snap), 0);
+	KUNIT_EXPECT_EQ(test, snap->nr_procs, (size_t)0);
+	KUNIT_EXPECT_EQ(test, snap->nr_bufs, (size_t)0);
+	gpumem_snapshot_free(snap);
+}
+
+static struct kunit_case gpumem_account_cases[] = {
+	KUNIT_CASE(account_one_process_regions),
+	KUNIT_CASE(account_same_process_counts_once),
+	KUNIT_CASE(account_shared_between_processes),
+	KUNIT_CASE(account_imported_not_owned),
+	KUNIT_CASE(account_random_totals),
+	KUNIT_CASE(account_vec_reserve),
+	KUNIT_CASE(account_empty),
+	{}
+};
+
+static struct kunit_suite gpumem_account_suite = {
+	.name = "gpumem_account",
+	.test_cases = gpumem_account_cases,
+};
+
+kunit_test_suite(gpumem_account_suite);
