@@ -10,6 +10,9 @@
 #include <linux/types.h>
 #include "../uapi/gpumem.h"
 
+/* Number of regions (enum gpumem_region). */
+#define GPUMEM_REGION_COUNT	(GPUMEM_REGION_MAX + 1)
+
 /* Largest TTM_NUM_MEM_TYPES of any kernel we know (9 on 7.3). */
 #define GPUMEM_MAX_MEM_TYPES 16
 

@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/sched.h>
 #include <linux/xarray.h>
-#include "../uapi/gpumem.h"
+#include "classify.h"
 
 /* Also record one row per buffer object (the debugfs `buffers` view). */
 #define GPUMEM_SNAP_BUFFERS	BIT(0)

@@ -1,24 +1,145 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
-/*
- * gpumem userspace API: numbers shared by the kernel module and its tools.
- */
-#ifndef _UAPI_GPUMEM_H
-#define _UAPI_GPUMEM_H
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	uapi/gpumem.yaml */
+/* YNL-GEN uapi header */
+
+#ifndef _UAPI_LINUX_GPUMEM_H
+#define _UAPI_LINUX_GPUMEM_H
+
+#define GPUMEM_FAMILY_NAME	"gpumem"
+#define GPUMEM_FAMILY_VERSION	1
 
 /**
- * enum gpumem_region - where the memory of a buffer object lives
- * @GPUMEM_REGION_VRAM: device-local memory (TTM_PL_VRAM, i915 LMEM, ...)
- * @GPUMEM_REGION_GTT: system memory mapped for the GPU (TTM_PL_TT, ...)
+ * enum gpumem_region - Where the memory of a buffer object lives.
+ * @GPUMEM_REGION_VRAM: device-local memory (TTM_PL_VRAM, i915 LMEM, xe
+ *   VRAM0/1)
+ * @GPUMEM_REGION_GTT: system memory mapped for the GPU (TTM_PL_TT and GTT-like
+ *   types)
  * @GPUMEM_REGION_SYSTEM: CPU memory, and every object of a non-TTM driver
  * @GPUMEM_REGION_OTHER: stolen memory and driver-private on-chip resources
- * @GPUMEM_REGION_COUNT: number of regions
  */
 enum gpumem_region {
 	GPUMEM_REGION_VRAM,
 	GPUMEM_REGION_GTT,
 	GPUMEM_REGION_SYSTEM,
 	GPUMEM_REGION_OTHER,
-	GPUMEM_REGION_COUNT,
+
+	/* private: */
+	__GPUMEM_REGION_MAX,
+	GPUMEM_REGION_MAX = (__GPUMEM_REGION_MAX - 1)
 };
 
-#endif /* _UAPI_GPUMEM_H */
+/**
+ * enum gpumem_limit_mode - What happens when a cgroup would exceed its max
+ *   limit.
+ * @GPUMEM_LIMIT_MODE_ENFORCE: deny the VRAM placement and report it
+ * @GPUMEM_LIMIT_MODE_MONITOR: allow the placement and report it
+ */
+enum gpumem_limit_mode {
+	GPUMEM_LIMIT_MODE_ENFORCE,
+	GPUMEM_LIMIT_MODE_MONITOR,
+};
+
+/**
+ * enum gpumem_event_type
+ * @GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED: a placement would exceed a max limit
+ *   (denied in enforce mode)
+ * @GPUMEM_EVENT_TYPE_HIGH_CROSSED: a cgroup's usage crossed its high (soft)
+ *   limit
+ * @GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD: a device region's usage crossed the
+ *   threshold percentage
+ */
+enum gpumem_event_type {
+	GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+	GPUMEM_EVENT_TYPE_HIGH_CROSSED,
+	GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
+};
+
+enum {
+	GPUMEM_A_USAGE_REGION = 1,
+	GPUMEM_A_USAGE_BYTES,
+	GPUMEM_A_USAGE_PAD,
+
+	__GPUMEM_A_USAGE_MAX,
+	GPUMEM_A_USAGE_MAX = (__GPUMEM_A_USAGE_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_DEV_REGION_REGION = 1,
+	GPUMEM_A_DEV_REGION_CAPACITY,
+	GPUMEM_A_DEV_REGION_USED,
+	GPUMEM_A_DEV_REGION_PAD,
+
+	__GPUMEM_A_DEV_REGION_MAX,
+	GPUMEM_A_DEV_REGION_MAX = (__GPUMEM_A_DEV_REGION_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_DEV_ID = 1,
+	GPUMEM_A_DEV_NAME,
+	GPUMEM_A_DEV_DRIVER,
+	GPUMEM_A_DEV_UNIQUE,
+	GPUMEM_A_DEV_TTM,
+	GPUMEM_A_DEV_REGION,
+
+	__GPUMEM_A_DEV_MAX,
+	GPUMEM_A_DEV_MAX = (__GPUMEM_A_DEV_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_PROC_PID = 1,
+	GPUMEM_A_PROC_COMM,
+	GPUMEM_A_PROC_CGROUP_ID,
+	GPUMEM_A_PROC_CGROUP_PATH,
+	GPUMEM_A_PROC_DEV_ID,
+	GPUMEM_A_PROC_USAGE,
+	GPUMEM_A_PROC_SHARED,
+	GPUMEM_A_PROC_OWNED,
+	GPUMEM_A_PROC_BOS,
+	GPUMEM_A_PROC_PAD,
+
+	__GPUMEM_A_PROC_MAX,
+	GPUMEM_A_PROC_MAX = (__GPUMEM_A_PROC_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_BUF_DEV_ID = 1,
+	GPUMEM_A_BUF_OWNER,
+	GPUMEM_A_BUF_HANDLE,
+	GPUMEM_A_BUF_SIZE,
+	GPUMEM_A_BUF_REGION,
+	GPUMEM_A_BUF_MEM_TYPE,
+	GPUMEM_A_BUF_SHARED,
+	GPUMEM_A_BUF_HOLDER,
+	GPUMEM_A_BUF_PAD,
+
+	__GPUMEM_A_BUF_MAX,
+	GPUMEM_A_BUF_MAX = (__GPUMEM_A_BUF_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_STATS_WALKS = 1,
+	GPUMEM_A_STATS_WALKS_FAILED,
+	GPUMEM_A_STATS_LAST_WALK_NS,
+	GPUMEM_A_STATS_LAST_WALK_CLIENTS,
+	GPUMEM_A_STATS_LAST_WALK_BOS,
+	GPUMEM_A_STATS_DEVICES,
+	GPUMEM_A_STATS_PAD,
+
+	__GPUMEM_A_STATS_MAX,
+	GPUMEM_A_STATS_MAX = (__GPUMEM_A_STATS_MAX - 1)
+};
+
+enum {
+	GPUMEM_CMD_DEV_GET = 1,
+	GPUMEM_CMD_PROC_GET,
+	GPUMEM_CMD_BUF_GET,
+	GPUMEM_CMD_STATS_GET,
+
+	__GPUMEM_CMD_MAX,
+	GPUMEM_CMD_MAX = (__GPUMEM_CMD_MAX - 1)
+};
+
+#define GPUMEM_MCGRP_EVENTS	"events"
+
+#endif /* _UAPI_LINUX_GPUMEM_H */
