@@ -11,6 +11,7 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <drm/drm_file.h>
+#include <net/genetlink.h>
 
 /* 6.2 merged ttm_bo_api.h and ttm_bo_driver.h into ttm_bo.h. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
@@ -89,5 +90,32 @@ static inline struct pid *gpumem_file_get_pid(struct drm_file *file)
 	return get_pid(file->pid);
 #endif
 }
+
+/**
+ * gpumem_dump_attrs() - the parsed request attributes of a netlink dump
+ * @cb: the dump's callback state
+ *
+ * 6.2+ wraps them in a struct genl_info inside struct genl_dumpit_info.
+ *
+ * Return: the attribute table, indexed by attribute type.
+ */
+static inline struct nlattr **gpumem_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+/*
+ * Privileged-only multicast groups: GENL_MCAST_CAP_SYS_ADMIN (6.7, also in
+ * Debian's 6.1.y). Without it the group is open to everyone.
+ */
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#define GPUMEM_MCAST_ADMIN_ONLY	GENL_MCAST_CAP_SYS_ADMIN
+#else
+#define GPUMEM_MCAST_ADMIN_ONLY	0
+#endif
 
 #endif /* GPUMEM_COMPAT_H */

@@ -9,10 +9,12 @@
  *   account.c   per-process aggregation, shared-buffer and owner rules
  *   snapshot.c  the data structure a reader gets
  *   debugfs.c   the files under /sys/kernel/debug/gpumem
+ *   netlink.c   the "gpumem" generic netlink family
  */
 #include <linux/module.h>
 #include "debugfs.h"
 #include "discover.h"
+#include "netlink.h"
 
 static int __init gpumem_init(void)
 {
@@ -24,11 +26,18 @@ static int __init gpumem_init(void)
 		return ret;
 	}
 	gpumem_debugfs_init();
-	return 0;
+	ret = gpumem_netlink_init();
+	if (ret) {
+		pr_err("gpumem: cannot register the netlink family: %d\n", ret);
+		gpumem_debugfs_exit();
+		gpumem_discover_exit();
+	}
+	return ret;
 }
 
 static void __exit gpumem_exit(void)
 {
+	gpumem_netlink_exit();
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();
 }

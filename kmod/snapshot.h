@@ -14,9 +14,12 @@
 
 /* Also record one row per buffer object (the debugfs `buffers` view). */
 #define GPUMEM_SNAP_BUFFERS	BIT(0)
+/* Only the device rows: no client or object is visited. */
+#define GPUMEM_SNAP_DEVICES	BIT(1)
 
 /**
  * struct gpumem_dev_row - one DRM device as seen by a snapshot
+ * @minor: index of the primary minor (the netlink device id)
  * @name: primary minor name ("card0")
  * @driver: &drm_driver.name
  * @unique: &drm_device.unique, or the parent device's name
@@ -28,6 +31,7 @@
  * @procs: struct gpumem_proc_row by tgid
  */
 struct gpumem_dev_row {
+	int minor;
 	char name[16];
 	char driver[32];
 	char unique[64];

@@ -279,6 +279,7 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 	struct drm_device *ddev = gdev->drm;
 	u32 t;
 
+	row->minor = gdev->minor;
 	strscpy(row->name, gdev->name, sizeof(row->name));
 	strscpy(row->driver, ddev->driver->name, sizeof(row->driver));
 	strscpy(row->unique, ddev->unique ? ddev->unique : dev_name(ddev->dev),
@@ -314,6 +315,8 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	int ret;
 
 	gpumem_fill_dev_row(&w->snap->devs[idx], gdev);
+	if (w->snap->flags & GPUMEM_SNAP_DEVICES)
+		return 0;
 	ret = gpumem_collect_device(w, gdev);
 	w->snap->bos += w->nr_ents;
 	if (!ret)
@@ -361,7 +364,9 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 	}
 	if (!ret)
 		ret = gpumem_snapshot_finish(w.snap);
-	if (!ret) {
+	if (!ret && (flags & GPUMEM_SNAP_DEVICES)) {
+		/* no walk of clients and objects: nothing for the counters */
+	} else if (!ret) {
 		w.snap->walk_ns = ktime_get_ns() - start;
 		gpumem_stats.walks++;
 		gpumem_stats.last_ns = w.snap->walk_ns;
