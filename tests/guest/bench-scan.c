@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-scan - time two ways of answering "who holds GPU memory", side by
+ * side in one process, for scripts/bench-walk:
+ *
+ *   fdinfo: what nvtop/gputop do: every /proc/PID/fd/FD that is a DRM
+ *           character device (major 226) has its /proc/PID/fdinfo/FD read
+ *           and its drm-* keys parsed;
+ *   walk:   one read of /sys/kernel/debug/gpumem/processes, which walks every
+ *           client and classifies every BO in the kernel.
+ *
+ * usage: bench-scan [-r REPEAT]
+ * Prints, per method, the median wall time of a full scan and what it found:
+ *   fdinfo median_ns=N fds=N keys=N
+ *   walk median_ns=N rows=N kernel_walk_ns=N bos=N
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DRM_MAJOR	226
+#define MAX_REPEAT	1000
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static unsigned long long median(unsigned long long *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_ull);
+	return v[n / 2];
+}
+
+/* Read a whole small file into buf; returns its length or -1. */
+static ssize_t slurp(const char *path, char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)len < size - 1 &&
+	       (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+/* One nvtop-style scan. Returns the DRM fds seen; *keys gets drm-* keys. */
+static int scan_fdinfo(long *keys)
+{
+	static char buf[16384];
+	struct dirent *p, *f;
+	DIR *proc, *fds;
+	int drm_fds = 0;
+
+	*keys = 0;
+	proc = opendir("/proc");
+	if (!proc)
+		return -1;
+	while ((p = readdir(proc))) {
+		char path[600];
+
+		if (!isdigit((unsigned char)p->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			struct stat st;
+			char *line;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+				 p->d_name, f->d_name);
+			if (stat(path, &st) || !S_ISCHR(st.st_mode) ||
+			    major(st.st_rdev) != DRM_MAJOR)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
+				 p->d_name, f->d_name);
+			if (slurp(path, buf, sizeof(buf)) < 0)
+				continue;
+			drm_fds++;
+			for (line = strtok(buf, "\n"); line;
+			     line = strtok(NULL, "\n"))
+				if (!strncmp(line, "drm-", 4))
+					(*keys)++;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return drm_fds;
+}
+
+/* One read of the gpumem processes file. Returns its rows. */
+static int scan_walk(void)
+{
+	static char buf[1 << 16];
+	int fd, rows = 0;
+	ssize_t n, i;
+
+	fd = open("/sys/kernel/debug/gpumem/processes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++)
+			rows += buf[i] == '\n';
+	close(fd);
+	return rows - 1;
+}
+
+static unsigned long long stat_value(const char *name)
+{
+	char buf[1024], *p;
+	size_t len = strlen(name);
+
+	if (slurp("/sys/kernel/debug/gpumem/stats", buf, sizeof(buf)) < 0)
+		return 0;
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			return strtoull(p + len + 1, NULL, 10);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static unsigned long long t_fd[MAX_REPEAT], t_walk[MAX_REPEAT],
+		k_walk[MAX_REPEAT];
+	int repeat = 15, i, fds = 0, rows = 0, opt;
+	long keys = 0;
+
+	while ((opt = getopt(argc, argv, "r:")) != -1) {
+		if (opt != 'r') {
+			fprintf(stderr, "usage: bench-scan [-r REPEAT]\n");
+			return 2;
+		}
+		repeat = atoi(optarg);
+		if (repeat < 1 || repeat > MAX_REPEAT) {
+			fprintf(stderr, "bench-scan: -r takes 1..%d\n",
+				MAX_REPEAT);
+			return 2;
+		}
+	}
+	/* Interleave the two methods so both see the same machine state. */
+	for (i = 0; i < repeat; i++) {
+		unsigned long long t0 = now_ns();
+
+		fds = scan_fdinfo(&keys);
+		t_fd[i] = now_ns() - t0;
+		t0 = now_ns();
+		rows = scan_walk();
+		t_walk[i] = now_ns() - t0;
+		k_walk[i] = stat_value("last_walk_ns");
+		if (fds < 0 || rows < 0) {
+			fprintf(stderr, "bench-scan: scan failed (fds %d rows %d)\n",
+				fds, rows);
+			return 1;
+		}
+	}
+	printf("fdinfo median_ns=%llu fds=%d keys=%ld\n", median(t_fd, repeat),
+	       fds, keys);
+	printf("walk median_ns=%llu rows=%d kernel_walk_ns=%llu bos=%llu\n",
+	       median(t_walk, repeat), rows, median(k_walk, repeat),
+	       stat_value("last_walk_bos"));
+	return 0;
+}
