@@ -11,7 +11,7 @@
 #
 # Usage: build.sh SERIES       (6.1, 6.12, 7.3, test)
 # Env:   W=1|2|3               kbuild's extra warnings (part of the cache key)
-#        GPUMEM_NO_MODULE=1    no module sources needed; out/ is left empty
+#        GPUMEM_NO_MODULE=1    build no module (harness self-test); out/ is left empty
 #        GPUMEM_FORCE_BUILD=1  ignore the cache
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,9 @@ jobs=$(nproc)
 build_guest_progs() {
 	if [ -e "$top/tests/guest/Makefile" ]; then
 		log "building guest test programs (tests/guest/bin)"
-		make -s -C "$top/tests/guest" CC=gcc -j"$jobs"
+		mkdir -p "$GPUMEM_CACHE"
+		# One build at a time: run-guest.sh may run for several series at once.
+		flock "$GPUMEM_CACHE/.guest-progs.lock" make -s -C "$top/tests/guest" CC=gcc -j"$jobs"
 	else
 		log "no tests/guest/Makefile yet: no guest test programs to build"
 	fi
@@ -56,14 +58,13 @@ has_module_sources() {
 
 build_guest_progs
 
-if ! has_module_sources; then
-	if [ "${GPUMEM_NO_MODULE:-0}" = 1 ]; then
-		log "GPUMEM_NO_MODULE=1 and no module sources: nothing to build for $series"
-		rm -rf "$out"; mkdir -p "$out"
-		exit 0
-	fi
-	die "no module sources (top-level Kbuild/Makefile + kmod/) in $top; set GPUMEM_NO_MODULE=1 to boot without gpumem"
+if [ "${GPUMEM_NO_MODULE:-0}" = 1 ]; then
+	log "GPUMEM_NO_MODULE=1: not building gpumem for $series"
+	rm -rf "$out" "$bdir/key"; mkdir -p "$out"
+	exit 0
 fi
+has_module_sources ||
+	die "no module sources (top-level Kbuild/Makefile + kmod/) in $top; set GPUMEM_NO_MODULE=1 to boot without gpumem"
 
 key=$( { echo "series=$series kver=$kver build=$kbuild W=${W:-}";
 	sha256sum "$0";

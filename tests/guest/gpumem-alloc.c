@@ -116,8 +116,6 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 	/* A test script that dies must not leave buffers held behind it. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() == 1)
-		stop_signal = SIGTERM;
 }
 
 static uint64_t page_size(void)
