@@ -175,7 +175,7 @@ static void account_random_totals(struct kunit *test)
 
 		total += size;
 		for (j = 0; j < PER; j++) {
-			u32 p = (i * 7 + j * 3) % NPROC;
+			u32 p = (i * 3 + j * 2) % NPROC;
 
 			/* the same process twice now and then */
 			e[n++] = ent(i, size, p, i * 10 + j, 1000 + p,

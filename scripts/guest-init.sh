@@ -169,7 +169,9 @@ else
 	if [ -e "/lib/modules/$KVER/extra/gpumem_kunit.ko" ] && [ $nomodule = 0 ]; then
 		echo "GPUMEM-KUNIT-BEGIN"
 		# KUnit prints KTAP to the kernel log while the module loads.
-		modprobe gpumem_kunit || echo "GPUMEM-GUEST: modprobe gpumem_kunit failed"
+		if ! out=$(modprobe gpumem_kunit 2>&1); then
+			result FAIL "kunit-load: modprobe gpumem_kunit: $(echo "$out" | tr '\n' ' ')"
+		fi
 		echo "GPUMEM-KUNIT-END"
 		rmmod gpumem_kunit 2>/dev/null
 	fi

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_ps.c - `gpumemctl ps`: memory per process and device, optionally of
+ * one pid, one device or one cgroup subtree (filtered by the kernel).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpumemctl.h"
+#include "output.h"
+#include "parse.h"
+#include "query.h"
+
+static const char help[] =
+	"Usage: gpumemctl ps [-p PID] [-d DEV] [-c CGROUP] [--json] [--bytes]\n"
+	"\n"
+	"Memory per process and device: bytes of the distinct buffer objects the\n"
+	"process holds per region (vram, gtt, system, other), how much of it is\n"
+	"shared with other processes or dma-buf, how much it owns (summed over all\n"
+	"processes of a device, owned counts every buffer once) and the number of\n"
+	"buffers. pid 0 ([kernel]) collects in-kernel DRM clients.\n"
+	"\n"
+	"  -p, --pid PID        only this process (1 to 4194304)\n"
+	"  -d, --device DEV     only this device: cardN, N or a PCI address\n"
+	"  -c, --cgroup CGROUP  only processes in this cgroup v2 directory and its\n"
+	"                       descendants: /sys/fs/cgroup/a.slice/b, a.slice/b\n"
+	"                       (relative to the cgroup2 mount) or /a.slice/b\n"
+	"  -j, --json           a JSON array, one object per process and device:\n"
+	"                       pid, comm, cgroup_id, cgroup, device, vram, gtt,\n"
+	"                       system, other, shared, owned, bos\n"
+	"  -b, --bytes          exact byte counts\n";
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct gm_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
+}
+
+static void print_json(const struct gm_proc_list *l)
+{
+	char dev[24];
+	struct jw w;
+	size_t i;
+
+	jw_init(&w, stdout);
+	jw_array_begin(&w);
+	for (i = 0; i < l->n; i++) {
+		const struct gm_proc *p = &l->v[i];
+
+		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
+		jw_object_begin(&w);
+		jw_kv_u64(&w, "pid", p->pid);
+		jw_kv_string(&w, "comm", p->comm);
+		if (p->has_cgroup_id)
+			jw_kv_u64(&w, "cgroup_id", p->cgroup_id);
+		else
+			jw_kv_null(&w, "cgroup_id");
+		jw_kv_string(&w, "cgroup", p->cgroup);
+		jw_kv_string(&w, "device", dev);
+		jw_kv_u64(&w, "vram", p->usage[0]);
+		jw_kv_u64(&w, "gtt", p->usage[1]);
+		jw_kv_u64(&w, "system", p->usage[2]);
+		jw_kv_u64(&w, "other", p->usage[3]);
+		jw_kv_u64(&w, "shared", p->shared);
+		jw_kv_u64(&w, "owned", p->owned);
+		jw_kv_u64(&w, "bos", p->bos);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_finish(&w);
+}
+
+static int print_table(const struct gm_proc_list *l, bool exact)
+{
+	static const char *const hdr[] = {
+		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER",
+		"SHARED", "OWNED", "BOS", "CGROUP",
+	};
+	char b[6][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
+	struct table t;
+	size_t i;
+	int ret = 0;
+
+	tbl_init(&t, 11, hdr, "rllrrrrrrrl");
+	for (i = 0; i < l->n && !ret; i++) {
+		const struct gm_proc *p = &l->v[i];
+		const char *row[11] = {
+			pid, p->comm, dev,
+			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
+			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
+			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
+			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
+			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
+			fmt_bytes(b[5], FMT_BYTES_LEN, p->owned, exact),
+			bos, p->cgroup,
+		};
+
+		snprintf(pid, sizeof(pid), "%u", p->pid);
+		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
+		snprintf(bos, sizeof(bos), "%u", p->bos);
+		ret = tbl_add(&t, row);
+	}
+	if (!ret)
+		tbl_print(&t, stdout, 0);
+	tbl_free(&t);
+	return ret ? gm_error("out of memory") : GM_EXIT_OK;
+}
+
+int cmd_ps(int argc, char **argv, struct gm_opts *o)
+{
+	static const struct option opts[] = {
+		GM_COMMON_LONGOPTS,
+		{ "pid", required_argument, NULL, 'p' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dev_arg = NULL, *cg_arg = NULL;
+	struct gm_proc_filter f = { 0 };
+	struct gm_proc_list procs;
+	char err[GM_ERR_LEN], root[256];
+	struct dev_spec spec;
+	struct gm_nl nl = { 0 };
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "p:d:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pid(optarg, &f.pid, err, sizeof(err)) < 0)
+				return gm_usage_error("ps", "%s", err);
+			f.has_pid = true;
+			break;
+		case 'd':
+			if (parse_device(optarg, &spec, err, sizeof(err)) < 0)
+				return gm_usage_error("ps", "%s", err);
+			dev_arg = optarg;
+			break;
+		case 'c':
+			cg_arg = optarg;
+			break;
+		default:
+			ret = gm_common_opt(c, "ps", argv, o, help);
+			if (ret != GM_OPT_NEXT)
+				return ret;
+		}
+	}
+	ret = gm_no_operands("ps", argc, argv);
+	if (ret != GM_OPT_NEXT)
+		return ret;
+	if (cg_arg) {
+		if (resolve_cgroup(cg_arg, cgroup2_root(root, sizeof(root)), &f.cgroup_id,
+				   err, sizeof(err)) < 0)
+			return gm_usage_error("ps", "%s", err);
+		f.has_cgroup = true;
+	}
+
+	ret = gm_connect(&nl);
+	if (ret != GM_OPT_NEXT)
+		return ret;
+	if (dev_arg) {
+		ret = gm_device_arg(&nl, "ps", &spec, dev_arg, &f.dev_id);
+		if (ret != GM_OPT_NEXT) {
+			gm_nl_close(&nl);
+			return ret;
+		}
+		f.has_dev = true;
+	}
+	if (gm_get_procs(&nl, &f, &procs) < 0) {
+		ret = gm_nl_report(&nl, "processes");
+		gm_nl_close(&nl);
+		return ret;
+	}
+	gm_nl_close(&nl);
+
+	if (procs.n)
+		qsort(procs.v, procs.n, sizeof(*procs.v), cmp_proc);
+	if (o->json) {
+		print_json(&procs);
+		ret = GM_EXIT_OK;
+	} else {
+		ret = print_table(&procs, o->bytes);
+	}
+	gm_proc_list_free(&procs);
+	return ret;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_top.c - `gpumemctl top`: a refreshing view of the devices and of the
+ * processes sorted by VRAM. On a terminal the screen is redrawn in place
+ * and q quits (stdin in non-canonical mode, restored on every way out);
+ * otherwise one plain frame is printed per interval.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpumemctl.h"
+#include "output.h"
+#include "parse.h"
+#include "query.h"
+
+static const char help[] =
+	"Usage: gpumemctl top [-i SECONDS] [-n FRAMES] [--bytes]\n"
+	"\n"
+	"Show the devices' memory use and the processes sorted by VRAM, refreshed\n"
+	"every interval. On a terminal the screen is redrawn in place; q (or\n"
+	"Ctrl-C) quits. When standard output is not a terminal, one frame is printed\n"
+	"per interval, without escape sequences.\n"
+	"\n"
+	"  -i, --interval SECONDS   time between frames (default 2; 0.1 to 86400)\n"
+	"  -n, --iterations N       stop after N frames\n"
+	"  -b, --bytes              exact byte counts\n";
+
+static volatile sig_atomic_t got_signal;
+static struct termios saved_tio;
+static bool tty_raw, cursor_hidden;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void restore_terminal(void)
+{
+	if (cursor_hidden) {
+		fputs("\033[?25h", stdout);
+		fflush(stdout);
+		cursor_hidden = false;
+	}
+	if (tty_raw) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+		tty_raw = false;
+	}
+}
+
+/* Key presses without Enter and without echo; signals (Ctrl-C) still work. */
+static void terminal_raw(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDIN_FILENO, &saved_tio) < 0)
+		return;
+	t = saved_tio;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0)
+		tty_raw = true;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int cmp_vram(const void *a, const void *b)
+{
+	const struct gm_proc *x = a, *y = b;
+	uint64_t tx = 0, ty = 0;
+	int r;
+
+	if (x->usage[0] != y->usage[0])
+		return x->usage[0] > y->usage[0] ? -1 : 1;
+	for (r = 0; r < GM_NREGIONS; r++) {
+		tx += x->usage[r];
+		ty += y->usage[r];
+	}
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
+}
+
+static void device_table(FILE *f, const struct gm_dev_list *devs, bool exact)
+{
+	static const char *const hdr[] = { "DEVICE", "DRIVER", "REGION", "USED", "CAPACITY", "USE%" };
+	char used[FMT_BYTES_LEN], cap[FMT_BYTES_LEN], pct[16], rb[12];
+	struct table t;
+	size_t i, r;
+
+	tbl_init(&t, 6, hdr, "lllrrr");
+	for (i = 0; i < devs->n; i++) {
+		const struct gm_dev *d = &devs->v[i];
+
+		for (r = 0; r < d->nregions; r++) {
+			const struct gm_dev_region *g = &d->regions[r];
+			const char *row[6] = {
+				d->name, d->driver, gm_region_label(g->region, rb),
+				g->has_used ? fmt_bytes(used, sizeof(used), g->used, exact) : NULL,
+				g->has_capacity ? fmt_bytes(cap, sizeof(cap), g->capacity, exact) : NULL,
+				NULL,
+			};
+
+			if (g->has_used && g->has_capacity && g->capacity) {
+				snprintf(pct, sizeof(pct), "%.1f%%",
+					 100.0 * (double)g->used / (double)g->capacity);
+				row[5] = pct;
+			}
+			tbl_add(&t, row);	/* out of memory: a row less */
+		}
+	}
+	tbl_print(&t, f, 0);
+	tbl_free(&t);
+}
+
+static void process_table(FILE *f, const struct gm_proc_list *procs, bool exact, size_t max_rows)
+{
+	static const char *const hdr[] = {
+		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER", "SHARED", "BOS", "CGROUP",
+	};
+	char b[5][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
+	struct table t;
+	size_t i;
+
+	tbl_init(&t, 10, hdr, "rllrrrrrrl");
+	for (i = 0; i < procs->n && (!max_rows || i < max_rows); i++) {
+		const struct gm_proc *p = &procs->v[i];
+		const char *row[10] = {
+			pid, p->comm, dev,
+			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
+			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
+			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
+			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
+			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
+			bos, p->cgroup,
+		};
+
+		snprintf(pid, sizeof(pid), "%u", p->pid);
+		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
+		snprintf(bos, sizeof(bos), "%u", p->bos);
+		tbl_add(&t, row);
+	}
+	tbl_print(&t, f, 0);
+	tbl_free(&t);
+}
+
+/*
+ * Put a frame on a terminal: home, every line cut to the width and cleared
+ * to its end, the rest of the screen cleared. No flicker, no wrapping.
+ */
+static void draw(const char *frame, size_t cols)
+{
+	size_t col = 0;
+	const char *p;
+
+	fputs("\033[H", stdout);
+	for (p = frame; *p; p++) {
+		if (*p == '\n') {
+			fputs("\033[K\n", stdout);
+			col = 0;
+			continue;
+		}
+		if (((unsigned char)*p & 0xc0) != 0x80)
+			col++;
+		if (col <= cols)
+			fputc(*p, stdout);
+	}
+	fputs("\033[J", stdout);
+	fflush(stdout);
+}
+
+/* Wait up to ms; true if the user asked to quit (q, or a signal). */
+static bool wait_or_quit(unsigned int ms, bool keys)
+{
+	struct timespec now, end;
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		long left;
+		int n;
+
+		if (got_signal)
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000L;
+		if (left <= 0)
+			return false;
+		n = poll(keys ? &pfd : NULL, keys ? 1 : 0, (int)left);
+		if (n > 0) {
+			char c;
+
+			if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
+				return true;
+			if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+				keys = false;
+		}
+	}
+}
+
+int cmd_top(int argc, char **argv, struct gm_opts *o)
+{
+	static const struct option opts[] = {
+		GM_COMMON_LONGOPTS,
+		{ "interval", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gm_proc_filter all = { 0 };
+	unsigned int interval = 2000;
+	uint64_t iterations = 0, frame;
+	struct gm_nl nl = { 0 };
+	char err[GM_ERR_LEN];
+	bool tty, keys;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "i:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (parse_interval(optarg, &interval, err, sizeof(err)) < 0)
+				return gm_usage_error("top", "%s", err);
+			break;
+		case 'n':
+			if (parse_count(optarg, "number of iterations", &iterations, err, sizeof(err)) < 0)
+				return gm_usage_error("top", "%s", err);
+			break;
+		default:
+			ret = gm_common_opt(c, "top", argv, o, help);
+			if (ret != GM_OPT_NEXT)
+				return ret;
+		}
+	}
+	ret = gm_no_operands("top", argc, argv);
+	if (ret != GM_OPT_NEXT)
+		return ret;
+	if (o->json)
+		return gm_usage_error("top", "top has no JSON output (use ps --json)");
+
+	ret = gm_connect(&nl);
+	if (ret != GM_OPT_NEXT)
+		return ret;
+
+	tty = isatty(STDOUT_FILENO);
+	keys = tty && isatty(STDIN_FILENO);
+	catch_signals();
+	atexit(restore_terminal);
+	if (keys)
+		terminal_raw();
+	if (tty) {
+		fputs("\033[?25l\033[2J", stdout);	/* hide the cursor, clear */
+		cursor_hidden = true;
+	}
+
+	ret = GM_EXIT_OK;
+	for (frame = 1; !got_signal; frame++) {
+		struct gm_dev_list devs;
+		struct gm_proc_list procs;
+		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+		char stamp[32], iv[32], *buf = NULL;
+		size_t len = 0, max_rows = 0;
+		time_t now = time(NULL);
+		FILE *f;
+
+		if (gm_get_devices(&nl, &devs) < 0) {
+			restore_terminal();
+			ret = gm_nl_report(&nl, "devices");
+			break;
+		}
+		if (gm_get_procs(&nl, &all, &procs) < 0) {
+			gm_dev_list_free(&devs);
+			restore_terminal();
+			ret = gm_nl_report(&nl, "processes");
+			break;
+		}
+		if (procs.n)
+			qsort(procs.v, procs.n, sizeof(*procs.v), cmp_vram);
+
+		f = open_memstream(&buf, &len);
+		if (!f) {
+			gm_dev_list_free(&devs);
+			gm_proc_list_free(&procs);
+			restore_terminal();
+			ret = gm_error("out of memory");
+			break;
+		}
+		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+		snprintf(iv, sizeof(iv), "%u.%u", interval / 1000, interval % 1000 / 100);
+		fprintf(f, "gpumemctl top - %s - every %ss - %zu process%s%s\n\n", stamp, iv,
+			procs.n, procs.n == 1 ? "" : "es", keys ? " - q quits" : "");
+		device_table(f, &devs, o->bytes);
+		fputc('\n', f);
+		if (tty) {
+			/* title, blank, device header, blank, process header */
+			size_t i, used = 5;
+
+			ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+			for (i = 0; i < devs.n; i++)
+				used += devs.v[i].nregions;
+			max_rows = ws.ws_row > used + 1 ? ws.ws_row - used - 1 : 1;
+		}
+		process_table(f, &procs, o->bytes, max_rows);
+		fclose(f);
+		gm_dev_list_free(&devs);
+		gm_proc_list_free(&procs);
+
+		if (tty) {
+			draw(buf, ws.ws_col ? ws.ws_col : 80);
+		} else {
+			if (frame > 1)
+				fputc('\n', stdout);
+			fputs(buf, stdout);
+			fflush(stdout);
+		}
+		free(buf);
+		if (iterations && frame >= iterations)
+			break;
+		if (wait_or_quit(interval, keys))
+			break;
+	}
+	restore_terminal();
+	gm_nl_close(&nl);
+	return ret;
+}

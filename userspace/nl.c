@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nl.c - the generic netlink client of gpumemctl (libnl-3, libnl-genl-3).
+ *
+ * libnl 3.7 (bookworm) has no extended-ack support of its own: we turn on
+ * NETLINK_EXT_ACK on the socket and read the NLMSGERR_ATTR_* TLVs from
+ * NLMSG_ERROR (custom nl_cb_err handler) and NLMSG_DONE (a dump that failed
+ * half-way reports its error and message there) ourselves, with nla_parse().
+ */
+#include "nl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <netlink/attr.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include "../uapi/gpumem.h"
+#include "gpumemctl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+/* Seconds without any message from the kernel before a request gives up. */
+#define GM_NL_TIMEOUT 30
+
+/* A libnl error code as an errno. */
+static int nlerr_errno(int nlerr)
+{
+	switch (nlerr < 0 ? -nlerr : nlerr) {
+	case NLE_NOMEM: return ENOMEM;
+	case NLE_PERM: return EPERM;
+	case NLE_AF_NOSUPPORT: return EAFNOSUPPORT;
+	case NLE_OBJ_NOTFOUND: return ENOENT;
+	case NLE_AGAIN: return EAGAIN;
+	case NLE_INVAL: return EINVAL;
+	case NLE_NOACCESS: return EACCES;
+	case NLE_MSGSIZE: return EMSGSIZE;
+	case NLE_MSG_TRUNC: return EMSGSIZE;
+	case NLE_PROTO_MISMATCH: return EPROTONOSUPPORT;
+	case NLE_SEQ_MISMATCH: return EPROTO;
+	case NLE_BUSY: return EBUSY;
+	default: return EIO;
+	}
+}
+
+static void clear_error(struct gm_nl *nl)
+{
+	nl->error = 0;
+	nl->no_family = false;
+	nl->msg[0] = '\0';
+	nl->miss_type = -1;
+	nl->lib_err = NULL;
+}
+
+/* Record a libnl failure; returns -errno. */
+static int lib_fail(struct gm_nl *nl, int nlerr)
+{
+	nl->error = nlerr_errno(nlerr);
+	nl->lib_err = nl_geterror(nlerr);
+	return -nl->error;
+}
+
+int gm_nl_open(struct gm_nl *nl)
+{
+	return gm_nl_open_family(nl, GPUMEM_FAMILY_NAME);
+}
+
+int gm_nl_open_family(struct gm_nl *nl, const char *family)
+{
+	const char *(*attr_name)(uint8_t, int) = nl->attr_name;
+	struct timeval tv = { .tv_sec = GM_NL_TIMEOUT };
+	int one = 1, ret, fd;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->attr_name = attr_name;
+	clear_error(nl);
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		nl->error = ENOMEM;
+		return -ENOMEM;
+	}
+	ret = genl_connect(nl->sk);
+	if (ret < 0) {
+		ret = lib_fail(nl, ret);
+		gm_nl_close(nl);
+		return ret;
+	}
+	fd = nl_socket_get_fd(nl->sk);
+	/* Kernel error messages; errors without the echoed request. Both are
+	 * best effort: an old kernel just sends less. */
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	/* Dump messages may be larger than a page: peek at the size first. */
+	nl_socket_enable_msg_peek(nl->sk);
+
+	ret = genl_ctrl_resolve(nl->sk, family);
+	if (ret < 0) {
+		int err = lib_fail(nl, ret);
+
+		if (ret == -NLE_OBJ_NOTFOUND)
+			nl->no_family = true;
+		gm_nl_close(nl);
+		return err;
+	}
+	nl->family = ret;
+	return 0;
+}
+
+void gm_nl_close(struct gm_nl *nl)
+{
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+struct nl_msg *gm_nl_request(struct gm_nl *nl, uint8_t cmd, bool dump)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 dump ? NLM_F_DUMP : 0, cmd, GPUMEM_FAMILY_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	nl->cmd = cmd;
+	return msg;
+}
+
+int gm_nl_parse_ack(const struct nlmsghdr *nlh, size_t len, int *error,
+		    char *msg, size_t msglen, int *miss_type)
+{
+	static struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
+		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
+		[NLMSGERR_ATTR_MISS_TYPE] = { .type = NLA_U32 },
+	};
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t payload, off;
+
+	*error = 0;
+	if (msglen)
+		msg[0] = '\0';
+	*miss_type = -1;
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EINVAL;
+	len = nlh->nlmsg_len;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr e;
+
+		if (len < NLMSG_HDRLEN + sizeof(e))
+			return -EINVAL;
+		memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
+		*error = e.error < 0 ? -e.error : e.error;
+		payload = sizeof(e);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			if (e.msg.nlmsg_len < NLMSG_HDRLEN)
+				return -EINVAL;
+			payload += e.msg.nlmsg_len - NLMSG_HDRLEN;
+		}
+	} else if (nlh->nlmsg_type == NLMSG_DONE) {
+		int v;
+
+		if (len < NLMSG_HDRLEN + sizeof(v))
+			return 0;	/* an empty DONE: no error */
+		memcpy(&v, NLMSG_DATA(nlh), sizeof(v));
+		*error = v < 0 ? -v : 0;
+		payload = sizeof(v);
+	} else {
+		return -EINVAL;
+	}
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return 0;
+	off = NLMSG_HDRLEN + NLMSG_ALIGN(payload);
+	if (off >= len)
+		return 0;
+	/* Malformed TLVs are ignored: the error code is what counts. */
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		      (int)(len - off), policy) < 0)
+		return 0;
+	if (tb[NLMSGERR_ATTR_MSG] && msglen)
+		snprintf(msg, msglen, "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		*miss_type = (int)nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+	return 0;
+}
+
+struct run_ctx {
+	struct gm_nl *nl;
+	gm_nl_reply_fn fn;
+	void *arg;
+	bool done;
+	int cb_err;		/* first error of fn */
+	unsigned long seen;	/* messages received */
+};
+
+static void take_ack(struct run_ctx *c, const struct nlmsghdr *nlh)
+{
+	struct gm_nl *nl = c->nl;
+	int error;
+
+	if (gm_nl_parse_ack(nlh, nlh->nlmsg_len, &error, nl->msg, sizeof(nl->msg),
+			    &nl->miss_type) < 0)
+		error = EPROTO;
+	nl->error = error;
+	c->done = true;
+}
+
+static int on_msg_in(struct nl_msg *msg, void *arg)
+{
+	struct run_ctx *c = arg;
+
+	(void)msg;
+	c->seen++;
+	return NL_OK;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct run_ctx *c = arg;
+	int ret;
+
+	if (nlmsg_hdr(msg)->nlmsg_flags & NLM_F_DUMP_INTR)
+		c->nl->interrupted = true;
+	if (c->cb_err || !c->fn)
+		return NL_OK;
+	ret = c->fn(msg, c->arg);
+	if (ret < 0)
+		c->cb_err = ret;	/* read the rest, then fail */
+	return NL_OK;
+}
+
+/* NLMSG_DONE: the end of a dump, with its error if it failed half-way. */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	take_ack(arg, nlmsg_hdr(msg));
+	return NL_STOP;
+}
+
+/* NLMSG_ERROR with error 0: the ACK of a "do". */
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct run_ctx *)arg)->done = true;
+	return NL_STOP;
+}
+
+/* NLMSG_ERROR with an error: libnl hands us nlmsg_data() of the message. */
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
+
+	(void)nla;
+	take_ack(arg, nlh);
+	return NL_STOP;
+}
+
+int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
+{
+	struct run_ctx c = { .nl = nl, .fn = fn, .arg = arg };
+	struct nl_cb *cb;
+	int ret;
+
+	clear_error(nl);
+	nl->interrupted = false;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(req);
+		nl->error = ENOMEM;
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_MSG_IN, NL_CB_CUSTOM, on_msg_in, &c);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &c);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &c);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &c);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &c);
+
+	ret = nl_send_auto(nl->sk, req);
+	nlmsg_free(req);
+	if (ret < 0) {
+		ret = lib_fail(nl, ret);
+		goto out;
+	}
+	while (!c.done) {
+		unsigned long before = c.seen;
+
+		ret = nl_recvmsgs(nl->sk, cb);
+		if (c.done)
+			break;
+		if (ret < 0) {
+			ret = lib_fail(nl, ret);
+			goto out;
+		}
+		if (c.seen == before) {
+			/* libnl reports a receive timeout as "nothing read" */
+			nl->error = ETIMEDOUT;
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+	}
+	if (nl->error)
+		ret = -nl->error;
+	else if (c.cb_err) {
+		nl->error = -c.cb_err;
+		ret = c.cb_err;
+	} else {
+		ret = 0;
+	}
+out:
+	nl_cb_put(cb);
+	return ret;
+}
+
+int gm_nl_report(const struct gm_nl *nl, const char *what)
+{
+	const char *name = NULL;
+
+	if (nl->no_family) {
+		fprintf(stderr, "gpumemctl: the gpumem kernel module is not loaded "
+			"(generic netlink family \"%s\" not found)\n", GPUMEM_FAMILY_NAME);
+		return GM_EXIT_NOMODULE;
+	}
+	fprintf(stderr, "gpumemctl: %s: %s", what,
+		nl->lib_err && nl->error != EPERM && nl->error != EACCES ?
+		nl->lib_err : strerror(nl->error));
+	if (nl->msg[0])
+		fprintf(stderr, ": %s", nl->msg);
+	if (nl->miss_type >= 0) {
+		if (nl->attr_name)
+			name = nl->attr_name(nl->cmd, nl->miss_type);
+		if (name)
+			fprintf(stderr, " (missing attribute %s)", name);
+		else
+			fprintf(stderr, " (missing attribute %d)", nl->miss_type);
+	}
+	if (nl->error == EPERM || nl->error == EACCES)
+		fputs(" (this needs CAP_NET_ADMIN, e.g. root)", stderr);
+	fputc('\n', stderr);
+	return nl->error == EPERM || nl->error == EACCES ? GM_EXIT_PERM : GM_EXIT_ERROR;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * output.c - human units, tables, JSON and Prometheus text for gpumemctl.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- units ------------------------------------------------------------- */
+
+/*
+ * Scale v by 2^(10 k) (units of 1024) or 10^(3 k) (units of 1000) to one
+ * decimal, rounded; move up one unit when rounding reaches the next one.
+ */
+static void scaled(char *buf, size_t len, uint64_t v, const char *const *units,
+		   int nunits, long double step)
+{
+	long double div = 1;
+	int k = 0;
+	uint64_t tenths;
+
+	while (k + 1 < nunits && (long double)v >= div * step) {
+		div *= step;
+		k++;
+	}
+	if (k == 0) {
+		snprintf(buf, len, "%" PRIu64 " %s", v, units[0]);
+		return;
+	}
+	tenths = (uint64_t)((long double)v * 10 / div + 0.5L);
+	if ((long double)tenths >= step * 10 && k + 1 < nunits) {
+		div *= step;
+		k++;
+		tenths = (uint64_t)((long double)v * 10 / div + 0.5L);
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 " %s", tenths / 10, tenths % 10, units[k]);
+}
+
+char *fmt_bytes(char *buf, size_t len, uint64_t bytes, bool exact)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+
+	if (exact)
+		snprintf(buf, len, "%" PRIu64, bytes);
+	else
+		scaled(buf, len, bytes, units, 7, 1024.0L);
+	return buf;
+}
+
+char *fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+
+	scaled(buf, len, ns, units, 4, 1000.0L);
+	return buf;
+}
+
+/* --- text sanitising --------------------------------------------------- */
+
+size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c, min;
+	size_t len, i;
+
+	*cp = s[0];
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		c = s[0] & 0x1f;
+		min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		c = s[0] & 0x0f;
+		min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		c = s[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+char *term_safe(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "-");
+	size_t n = strlen((const char *)p), i = 0, o = 0;
+	char *out = malloc(4 * n + 1);	/* worst case: every byte as \ooo */
+	uint32_t cp;
+
+	if (!out)
+		return NULL;
+	while (i < n) {
+		size_t l = utf8_next(p + i, n - i, &cp);
+		bool ok = l > 1 ? cp >= 0xa0 : (l == 1 && cp >= 0x20 && cp != 0x7f && cp != '\\');
+
+		if (ok) {
+			memcpy(out + o, p + i, l);
+			o += l;
+			i += l;
+		} else {
+			/* escape the first byte only: what follows may be fine */
+			o += (size_t)sprintf(out + o, "\\%03o", p[i]);
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+size_t display_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/* --- tables ------------------------------------------------------------ */
+
+void tbl_init(struct table *t, size_t ncols, const char *const *hdr, const char *align)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->hdr = hdr;
+	t->align = align;
+}
+
+int tbl_add(struct table *t, const char *const *row)
+{
+	size_t i, base;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		char **c = realloc(t->cells, cap * t->ncols * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	base = t->nrows * t->ncols;
+	for (i = 0; i < t->ncols; i++) {
+		t->cells[base + i] = term_safe(row[i]);
+		if (!t->cells[base + i]) {
+			while (i--)
+				free(t->cells[base + i]);
+			return -ENOMEM;
+		}
+	}
+	t->nrows++;
+	return 0;
+}
+
+static void put_cell(FILE *f, const char *s, size_t width, char align, bool last)
+{
+	size_t w = display_width(s), pad = width > w ? width - w : 0;
+
+	if (align == 'r')
+		fprintf(f, "%*s%s", (int)pad, "", s);
+	else if (last)
+		fputs(s, f);
+	else
+		fprintf(f, "%s%*s", s, (int)pad, "");
+}
+
+void tbl_print(const struct table *t, FILE *f, size_t max_rows)
+{
+	size_t *width = calloc(t->ncols, sizeof(*width));
+	size_t r, c, rows = t->nrows;
+
+	if (!width)
+		return;
+	if (max_rows && rows > max_rows)
+		rows = max_rows;
+	for (c = 0; c < t->ncols; c++)
+		width[c] = display_width(t->hdr[c]);
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			size_t w = display_width(t->cells[r * t->ncols + c]);
+
+			if (w > width[c])
+				width[c] = w;
+		}
+	for (c = 0; c < t->ncols; c++) {
+		put_cell(f, t->hdr[c], width[c], t->align[c], c + 1 == t->ncols);
+		fputs(c + 1 == t->ncols ? "\n" : "  ", f);
+	}
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			put_cell(f, t->cells[r * t->ncols + c], width[c], t->align[c],
+				 c + 1 == t->ncols);
+			fputs(c + 1 == t->ncols ? "\n" : "  ", f);
+		}
+	free(width);
+}
+
+void tbl_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+/* --- JSON -------------------------------------------------------------- */
+
+void json_escape(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+	uint32_t cp;
+
+	fputc('"', f);
+	while (i < n) {
+		size_t l = utf8_next(p + i, n - i, &cp);
+
+		if (l == 0) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		switch (cp) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (cp < 0x20 || cp == 0x7f)
+				fprintf(f, "\\u%04x", (unsigned int)cp);
+			else
+				fwrite(p + i, 1, l, f);
+		}
+		i += l;
+	}
+	fputc('"', f);
+}
+
+void jw_init(struct jw *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+}
+
+/* Before a value (or a key): the separator its container needs. */
+static void jw_sep(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth == 0)
+		return;
+	if (w->kind[w->depth - 1] == '{')
+		abort();	/* a value in an object needs a key */
+	if (!w->first[w->depth - 1])
+		fputc(',', w->f);
+	w->first[w->depth - 1] = false;
+	if (w->depth == 1)
+		fputc('\n', w->f);
+}
+
+static void jw_open(struct jw *w, char kind)
+{
+	jw_sep(w);
+	if (w->depth == JW_MAX_DEPTH)
+		abort();
+	fputc(kind, w->f);
+	w->kind[w->depth] = kind;
+	w->first[w->depth] = true;
+	w->depth++;
+}
+
+static void jw_close(struct jw *w, char kind)
+{
+	if (w->depth == 0 || w->kind[w->depth - 1] != kind || w->after_key)
+		abort();
+	w->depth--;
+	if (w->depth == 0 && kind == '[' && !w->first[0])
+		fputc('\n', w->f);
+	fputc(kind == '[' ? ']' : '}', w->f);
+}
+
+void jw_array_begin(struct jw *w) { jw_open(w, '['); }
+void jw_array_end(struct jw *w) { jw_close(w, '['); }
+void jw_object_begin(struct jw *w) { jw_open(w, '{'); }
+void jw_object_end(struct jw *w) { jw_close(w, '{'); }
+
+void jw_key(struct jw *w, const char *key)
+{
+	if (w->depth == 0 || w->kind[w->depth - 1] != '{' || w->after_key)
+		abort();
+	if (!w->first[w->depth - 1])
+		fputc(',', w->f);
+	w->first[w->depth - 1] = false;
+	json_escape(w->f, key);
+	fputc(':', w->f);
+	w->after_key = true;
+}
+
+void jw_string(struct jw *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	jw_sep(w);
+	json_escape(w->f, s);
+}
+
+void jw_u64(struct jw *w, uint64_t v)
+{
+	jw_sep(w);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	jw_sep(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w)
+{
+	jw_sep(w);
+	fputs("null", w->f);
+}
+
+void jw_finish(struct jw *w)
+{
+	if (w->depth != 0)
+		abort();
+	fputc('\n', w->f);
+}
+
+void jw_kv_string(struct jw *w, const char *key, const char *s) { jw_key(w, key); jw_string(w, s); }
+void jw_kv_u64(struct jw *w, const char *key, uint64_t v) { jw_key(w, key); jw_u64(w, v); }
+void jw_kv_bool(struct jw *w, const char *key, bool v) { jw_key(w, key); jw_bool(w, v); }
+void jw_kv_null(struct jw *w, const char *key) { jw_key(w, key); jw_null(w); }
+
+/* --- Prometheus -------------------------------------------------------- */
+
+void prom_escape_label(FILE *f, const char *v)
+{
+	const unsigned char *p = (const unsigned char *)(v ? v : "");
+	size_t n = strlen((const char *)p), i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		size_t l = utf8_next(p + i, n - i, &cp);
+
+		if (l == 0) {
+			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			i++;
+			continue;
+		}
+		if (cp == '\\')
+			fputs("\\\\", f);
+		else if (cp == '"')
+			fputs("\\\"", f);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else
+			fwrite(p + i, 1, l, f);
+		i += l;
+	}
+}
+
+void prom_family(FILE *f, const char *name, const char *help, const char *type)
+{
+	const char *p;
+
+	fprintf(f, "# HELP %s ", name);
+	for (p = help; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*p, f);
+	}
+	fprintf(f, "\n# TYPE %s %s\n", name, type);
+}
+
+void prom_sample(FILE *f, const char *name, const struct prom_label *labels,
+		 size_t nlabels, uint64_t value)
+{
+	size_t i;
+
+	fputs(name, f);
+	if (nlabels) {
+		fputc('{', f);
+		for (i = 0; i < nlabels; i++) {
+			fprintf(f, "%s%s=\"", i ? "," : "", labels[i].name);
+			prom_escape_label(f, labels[i].value);
+			fputc('"', f);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, " %" PRIu64 "\n", value);
+}

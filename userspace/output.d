@@ -1,0 +1,2 @@
+output.o: output.c output.h
+output.h:

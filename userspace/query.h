@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * query.h - gpumem's netlink requests as C calls: every reply is checked
+ * against a policy and turned into the structs below (uapi/gpumem.yaml).
+ */
+#ifndef GPUMEMCTL_QUERY_H
+#define GPUMEMCTL_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl.h"
+
+#define GM_NREGIONS 4	/* vram, gtt, system, other (enum gpumem_region) */
+
+/* "vram", "gtt", "system", "other"; NULL for a value this tool does not know */
+const char *gm_region_name(uint32_t region);
+/* the name, or the number for an unknown region ("7"); buf: 12 bytes */
+const char *gm_region_label(uint32_t region, char *buf);
+
+struct gm_dev_region {
+	uint32_t region;
+	bool has_capacity, has_used;
+	uint64_t capacity, used;
+};
+
+struct gm_dev {
+	uint32_t id;		/* N of /dev/dri/cardN */
+	char *name, *driver, *unique;	/* never NULL ("" if not sent) */
+	bool ttm;
+	struct gm_dev_region *regions;	/* in the kernel's order */
+	size_t nregions;
+	/* from libdrm (drminfo.c), when /dev/dri/cardN could be opened */
+	bool has_pci;
+	uint16_t pci_vendor, pci_device;
+	char *desc;		/* drmGetVersion()'s desc, or NULL */
+};
+
+struct gm_proc {
+	uint32_t pid;
+	char *comm;		/* never NULL */
+	bool has_cgroup_id;
+	uint64_t cgroup_id;
+	char *cgroup;		/* NULL if the kernel did not know the path */
+	uint32_t dev_id;
+	uint64_t usage[GM_NREGIONS];	/* bytes per enum gpumem_region */
+	uint64_t shared, owned;
+	uint32_t bos;
+};
+
+struct gm_buf {
+	uint32_t dev_id, owner, handle;
+	uint64_t size;
+	uint32_t region;
+	bool has_mem_type;
+	uint32_t mem_type;
+	bool shared;
+	uint32_t *holders;
+	size_t nholders;
+};
+
+struct gm_stats {
+	uint64_t walks, walks_failed, last_walk_ns, last_walk_clients, last_walk_bos;
+	uint32_t devices;
+};
+
+struct gm_dev_list { struct gm_dev *v; size_t n, cap; };
+struct gm_proc_list { struct gm_proc *v; size_t n, cap; };
+struct gm_buf_list { struct gm_buf *v; size_t n, cap; };
+
+struct gm_proc_filter {
+	bool has_pid, has_dev, has_cgroup;
+	uint32_t pid, dev_id;
+	uint64_t cgroup_id;
+};
+
+/* Requests: 0 or -errno (details in nl; gm_nl_report() prints them). */
+int gm_get_devices(struct gm_nl *nl, struct gm_dev_list *out);
+int gm_get_device(struct gm_nl *nl, uint32_t id, struct gm_dev_list *out);
+int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_proc_list *out);
+int gm_get_bufs(struct gm_nl *nl, uint32_t owner, bool has_dev, uint32_t dev_id,
+		struct gm_buf_list *out);
+int gm_get_stats(struct gm_nl *nl, struct gm_stats *out);
+
+/* Reply parsers (exposed for the unit tests): 0, -EPROTO or -ENOMEM. */
+int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d);
+int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p);
+int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b);
+int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s);
+
+/* name of attribute TYPE in CMD's request, for error messages (nl->attr_name) */
+const char *gm_attr_name(uint8_t cmd, int type);
+
+const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
+
+void gm_dev_list_free(struct gm_dev_list *l);
+void gm_proc_list_free(struct gm_proc_list *l);
+void gm_buf_list_free(struct gm_buf_list *l);
+
+#endif
