@@ -14,40 +14,97 @@
  *    exporter's and is owned there. So the sum of `owned` over all processes
  *    of a device counts each object of that device once.
  */
-#include <linux/sort.h>
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include "snapshot.h"
 
-static int gpumem_ent_cmp(const void *a, const void *b)
-{
-	const struct gpumem_walk_ent *x = a, *y = b;
+#define GPUMEM_NO_ENT	U32_MAX
 
-	if (x->obj != y->obj)
-		return (uintptr_t)x->obj < (uintptr_t)y->obj ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	if (x->handle != y->handle)
-		return x->handle < y->handle ? -1 : 1;
+/*
+ * Entries reaching the same object are chained through @next, starting at
+ * the object's first entry (the chain head, the only one in the hash).
+ */
+struct gpumem_obj_index {
+	struct hlist_head *buckets;
+	unsigned int bits;
+};
+
+static int gpumem_index_objects(struct gpumem_walk_ent *ents, size_t n,
+				struct gpumem_obj_index *idx)
+{
+	size_t i, nb;
+
+	idx->bits = n > 1 ? ilog2(roundup_pow_of_two(n)) + 1 : 1;
+	nb = (size_t)1 << idx->bits;
+	idx->buckets = kvmalloc_array(nb, sizeof(*idx->buckets), GFP_KERNEL);
+	if (!idx->buckets)
+		return -ENOMEM;
+	for (i = 0; i < nb; i++)
+		INIT_HLIST_HEAD(&idx->buckets[i]);
+
+	for (i = 0; i < n; i++) {
+		struct hlist_head *b = &idx->buckets[hash_ptr(ents[i].obj, idx->bits)];
+		struct gpumem_walk_ent *head = NULL, *pos;
+
+		hlist_for_each_entry(pos, b, hnode) {
+			if (pos->obj == ents[i].obj) {
+				head = pos;
+				break;
+			}
+		}
+		if (!head) {
+			ents[i].head = i;
+			ents[i].next = GPUMEM_NO_ENT;
+			hlist_add_head(&ents[i].hnode, b);
+		} else {
+			ents[i].head = head - ents;
+			ents[i].next = head->next;
+			head->next = i;
+		}
+	}
 	return 0;
 }
 
-/* Is ents[j]'s process already among ents[first..j)? */
-static bool gpumem_seen_tgid(const struct gpumem_walk_ent *ents, size_t first,
-			     size_t j)
+/* Is ents[j]'s process already among the chain entries before it? */
+static bool gpumem_seen_tgid(const struct gpumem_walk_ent *ents, u32 head,
+			     u32 j)
 {
-	size_t k;
+	u32 k;
 
-	for (k = first; k < j; k++)
+	for (k = head; k != j; k = ents[k].next)
 		if (ents[k].tgid == ents[j].tgid)
 			return true;
 	return false;
 }
 
+/* The oldest client order in which @tgid holds the object. */
+static u32 gpumem_tgid_order(const struct gpumem_walk_ent *ents, u32 head,
+			     pid_t tgid)
+{
+	u32 j, order = U32_MAX;
+
+	for (j = head; j != GPUMEM_NO_ENT; j = ents[j].next)
+		if (ents[j].tgid == tgid && ents[j].order < order)
+			order = ents[j].order;
+	return order;
+}
+
+static bool gpumem_ent_before(const struct gpumem_walk_ent *a,
+			      const struct gpumem_walk_ent *b)
+{
+	return a->order != b->order ? a->order < b->order :
+				      a->handle < b->handle;
+}
+
 static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
-			     const struct gpumem_walk_ent *ents, size_t first,
-			     size_t end, u32 holders, bool shared)
+			     const struct gpumem_walk_ent *ents, u32 head,
+			     u32 owner, u32 holders, unsigned int region,
+			     bool shared)
 {
 	struct gpumem_buf_row *buf;
-	size_t j;
+	u32 j;
 	int ret;
 
 	ret = gpumem_vec_reserve((void **)&snap->bufs, &snap->cap_bufs,
@@ -62,17 +119,75 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
 
 	buf = &snap->bufs[snap->nr_bufs++];
 	buf->dev = dev;
-	buf->owner = ents[first].tgid;
-	buf->handle = ents[first].handle;
-	buf->size = ents[first].size;
-	buf->mem_type = ents[first].mem_type;
-	buf->region = ents[first].region;
+	buf->owner = ents[owner].tgid;
+	buf->handle = ents[owner].handle;
+	buf->size = ents[head].size;
+	buf->mem_type = ents[head].mem_type;
+	buf->region = region;
 	buf->shared = shared;
 	buf->first_holder = snap->nr_holders;
 	buf->nr_holders = holders;
-	for (j = first; j < end; j++)
-		if (!gpumem_seen_tgid(ents, first, j))
-			snap->holders[snap->nr_holders++] = ents[j].tgid;
+	/* In client order, so the owner (the oldest client) comes first. */
+	for (j = head; j != GPUMEM_NO_ENT; j = ents[j].next) {
+		pid_t *h = snap->holders + buf->first_holder;
+		u32 key, k;
+
+		if (gpumem_seen_tgid(ents, head, j))
+			continue;
+		key = gpumem_tgid_order(ents, head, ents[j].tgid);
+		k = snap->nr_holders++ - buf->first_holder;
+		for (; k && gpumem_tgid_order(ents, head, h[k - 1]) > key; k--)
+			h[k] = h[k - 1];
+		h[k] = ents[j].tgid;
+	}
+	return 0;
+}
+
+/* Account one object: the chain of entries starting at @head. */
+static int gpumem_account_object(struct gpumem_snapshot *snap,
+				 unsigned int dev, struct gpumem_walk_ent *ents,
+				 u32 head, struct gpumem_proc_row **cache)
+{
+	const struct gpumem_walk_ent *first = &ents[head];
+	unsigned int region = first->region;
+	u32 j, owner = head, holders = 0;
+	u8 flags = 0;
+	bool shared;
+
+	if (region >= GPUMEM_REGION_COUNT)
+		region = GPUMEM_REGION_OTHER;
+	for (j = head; j != GPUMEM_NO_ENT; j = ents[j].next) {
+		flags |= ents[j].flags;
+		if (gpumem_ent_before(&ents[j], &ents[owner]))
+			owner = j;
+		if (!gpumem_seen_tgid(ents, head, j))
+			holders++;
+	}
+	shared = holders > 1 ||
+		 (flags & (GPUMEM_ENT_DMABUF | GPUMEM_ENT_IMPORTED));
+
+	for (j = head; j != GPUMEM_NO_ENT; j = ents[j].next) {
+		struct gpumem_proc_row *proc = *cache;
+
+		if (gpumem_seen_tgid(ents, head, j))
+			continue;
+		if (!proc || proc->tgid != ents[j].tgid) {
+			proc = gpumem_snapshot_proc(snap, dev, ents[j].tgid);
+			if (!proc)
+				return -ENOMEM;
+			*cache = proc;
+		}
+		proc->bytes[region] += first->size;
+		proc->bos++;
+		if (shared)
+			proc->shared += first->size;
+		if (ents[j].tgid == ents[owner].tgid &&
+		    !(flags & GPUMEM_ENT_IMPORTED))
+			proc->owned += first->size;
+	}
+	if (snap->flags & GPUMEM_SNAP_BUFFERS)
+		return gpumem_add_buffer(snap, dev, ents, head, owner, holders,
+					 region, shared);
 	return 0;
 }
 
@@ -81,10 +196,13 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
  * @snap: the snapshot
  * @dev: index of the device in @snap
  * @ents: every (client, object) pair the walk saw on the device, with the
- *	placement read (no GPUMEM_ENT_PENDING left); sorted in place
+ *	placement read (no GPUMEM_ENT_PENDING left), in any order; their
+ *	@head, @next and @hnode fields are used as scratch space
  * @n: number of @ents
  *
- * Applies the rules at the top of this file.
+ * Applies the rules at the top of this file. Objects are matched by a hash
+ * of their address (the walker holds a reference on each, so an address
+ * names one object for the whole walk): linear in @n.
  *
  * Context: may sleep.
  * Return: 0, or -ENOMEM (the snapshot is then incomplete; free it).
@@ -92,48 +210,21 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
 int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
 			  struct gpumem_walk_ent *ents, size_t n)
 {
-	size_t i, j, end;
+	struct gpumem_proc_row *cache = NULL;
+	struct gpumem_obj_index idx;
+	size_t i;
 	int ret;
 
-	sort(ents, n, sizeof(*ents), gpumem_ent_cmp, NULL);
-	for (i = 0; i < n; i = end) {
-		const struct gpumem_walk_ent *first = &ents[i];
-		unsigned int region = first->region;
-		u8 flags = 0;
-		u32 holders = 0;
-		bool shared;
-
-		if (region >= GPUMEM_REGION_COUNT)
-			region = GPUMEM_REGION_OTHER;
-		for (end = i; end < n && ents[end].obj == first->obj; end++) {
-			flags |= ents[end].flags;
-			if (!gpumem_seen_tgid(ents, i, end))
-				holders++;
-		}
-		shared = holders > 1 ||
-			 (flags & (GPUMEM_ENT_DMABUF | GPUMEM_ENT_IMPORTED));
-
-		for (j = i; j < end; j++) {
-			struct gpumem_proc_row *proc;
-
-			if (gpumem_seen_tgid(ents, i, j))
-				continue;
-			proc = gpumem_snapshot_proc(snap, dev, ents[j].tgid);
-			if (!proc)
-				return -ENOMEM;
-			proc->bytes[region] += first->size;
-			proc->bos++;
-			if (shared)
-				proc->shared += first->size;
-			if (j == i && !(flags & GPUMEM_ENT_IMPORTED))
-				proc->owned += first->size;
-		}
-		if (snap->flags & GPUMEM_SNAP_BUFFERS) {
-			ret = gpumem_add_buffer(snap, dev, ents, i, end, holders,
-						shared);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	if (!n)
+		return 0;
+	if (n >= GPUMEM_NO_ENT)
+		return -E2BIG;
+	ret = gpumem_index_objects(ents, n, &idx);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++)
+		if (ents[i].head == i)
+			ret = gpumem_account_object(snap, dev, ents, i, &cache);
+	kvfree(idx.buckets);
+	return ret;
 }

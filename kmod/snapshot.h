@@ -107,13 +107,16 @@ struct gpumem_buf_row {
  * @tasks: struct gpumem_task_row by tgid
  * @procs: every process row, by device then tgid (gpumem_snapshot_finish())
  * @nr_procs: number of @procs
- * @bufs: buffer rows, by device then object
+ * @bufs: buffer rows, by device, in walk order
  * @nr_bufs: number of @bufs
  * @cap_bufs: allocated @bufs
  * @holders: holder pids referenced by @bufs
  * @nr_holders: number of @holders
  * @cap_holders: allocated @holders
  * @walk_ns: how long the walk took
+ * @collect_ns: of which visiting clients and objects
+ * @account_ns: of which aggregating
+ * @release_ns: of which dropping object references
  * @clients: DRM files visited
  * @bos: object handles visited
  */
@@ -129,6 +132,7 @@ struct gpumem_snapshot {
 	pid_t *holders;
 	size_t nr_holders, cap_holders;
 	u64 walk_ns;
+	u64 collect_ns, account_ns, release_ns;
 	u32 clients;
 	u64 bos;
 };
@@ -143,6 +147,9 @@ struct gpumem_snapshot {
  * @mem_type: TTM memory type, -1 for a non-TTM object
  * @region: enum gpumem_region
  * @flags: GPUMEM_ENT_*
+ * @head: accounting scratch: index of the object's first entry
+ * @next: accounting scratch: next entry of the same object
+ * @hnode: accounting scratch: the first entry's node in the object hash
  */
 struct gpumem_walk_ent {
 	void *obj;
@@ -153,6 +160,9 @@ struct gpumem_walk_ent {
 	s16 mem_type;
 	u8 region;
 	u8 flags;
+	u32 head;
+	u32 next;
+	struct hlist_node hnode;
 };
 
 #define GPUMEM_ENT_PENDING	BIT(0)	/* placement not read yet */

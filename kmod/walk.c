@@ -312,18 +312,25 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 			      const struct gpumem_device *gdev)
 {
+	u64 t0, t1, t2;
 	int ret;
 
 	gpumem_fill_dev_row(&w->snap->devs[idx], gdev);
 	if (w->snap->flags & GPUMEM_SNAP_DEVICES)
 		return 0;
+	t0 = ktime_get_ns();
 	ret = gpumem_collect_device(w, gdev);
 	w->snap->bos += w->nr_ents;
 	if (!ret)
 		ret = gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
+	t1 = ktime_get_ns();
 	if (!ret)
 		ret = gpumem_account_device(w->snap, idx, w->ents, w->nr_ents);
+	t2 = ktime_get_ns();
 	gpumem_put_ents(w);
+	w->snap->collect_ns += t1 - t0;
+	w->snap->account_ns += t2 - t1;
+	w->snap->release_ns += ktime_get_ns() - t2;
 	return ret;
 }
 
@@ -372,6 +379,9 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 		gpumem_stats.last_ns = w.snap->walk_ns;
 		gpumem_stats.last_clients = w.snap->clients;
 		gpumem_stats.last_bos = w.snap->bos;
+		gpumem_stats.last_collect_ns = w.snap->collect_ns;
+		gpumem_stats.last_account_ns = w.snap->account_ns;
+		gpumem_stats.last_release_ns = w.snap->release_ns;
 	} else {
 		gpumem_stats.failed++;
 	}

@@ -7,6 +7,7 @@
 # Kernel command line knobs (gpumemtest.*, so that modprobe never hands them
 # to a module; gpumem.<param>=... on the command line does reach gpumem):
 #   gpumemtest.mode=demo       run /tests/demo.sh (or print debugfs) instead of the tests
+#   gpumemtest.mode=NAME       run /tests/NAME.sh (a benchmark) instead of the tests
 #   gpumemtest.nomodule        boot without gpumem.ko (harness self-test)
 #   gpumemtest.only=GLOB       run only the tests whose file name matches GLOB
 #   gpumemtest.timeout=SECS    per-test timeout (default 120)
@@ -143,10 +144,11 @@ run_test() {
 	fi
 }
 
-if [ "$mode" = demo ]; then
+if [ "$mode" != tests ]; then
+	# demo, or a benchmark: /tests/<mode>.sh, its output between markers.
 	echo "GPUMEM-DEMO-BEGIN"
-	if [ -e /tests/demo.sh ]; then
-		(cd /tests && timeout -k 5 "$timeout" sh /tests/demo.sh 2>&1)
+	if [ -e "/tests/$mode.sh" ]; then
+		(cd /tests && timeout -k 5 "$timeout" sh "/tests/$mode.sh" 2>&1)
 	elif [ -d /sys/kernel/debug/gpumem ]; then
 		for f in /sys/kernel/debug/gpumem/*; do
 			echo "== $f"
@@ -187,7 +189,7 @@ if [ $module_loaded = 1 ] && [ -d /sys/module/gpumem ]; then
 		result FAIL "module-unload: $(echo "$out" | tr '\n' ' ')"
 	fi
 fi
-if [ -e /sys/kernel/debug/kmemleak ] && [ "$mode" != demo ]; then
+if [ -e /sys/kernel/debug/kmemleak ] && [ "$mode" = tests ]; then
 	# kmemleak reports objects at least 5 s old.
 	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak

@@ -8,6 +8,7 @@
 #
 # Usage: run-guest.sh SERIES [--demo] [--append ARGS] [-v]
 #   --demo         run the demo instead of the tests, print its output
+#   --script NAME  run tests/guest/NAME.sh (a benchmark) instead, print its output
 #   --append ARGS  more kernel command line (e.g. gpumemtest.only=10-* or gpumem.<param>=...)
 #   -v             copy the guest console to stderr while it runs
 # Env: GPUMEM_ACCEL=tcg (default: single-threaded TCG) | tcg-mt | kvm
@@ -17,13 +18,14 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { die "usage: run-guest.sh SERIES [--demo] [--append ARGS] [-v]"; }
+usage() { die "usage: run-guest.sh SERIES [--demo | --script NAME] [--append ARGS] [-v]"; }
 [ $# -ge 1 ] || usage
 series=$1; shift
-demo=0 verbose=${GPUMEM_VERBOSE:-0} append=${GPUMEM_APPEND:-}
+demo=0 script=demo verbose=${GPUMEM_VERBOSE:-0} append=${GPUMEM_APPEND:-}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--demo) demo=1 ;;
+	--demo) demo=1 script=demo ;;
+	--script) [ $# -ge 2 ] || usage; demo=1 script=$2; shift ;;
 	--append) [ $# -ge 2 ] || usage; append="$append $2"; shift ;;
 	--append=*) append="$append ${1#*=}" ;;
 	-v|--verbose) verbose=1 ;;
@@ -49,7 +51,7 @@ initrd=$GPUMEM_CACHE/initramfs/$series.cpio.gz
 # console as they happen; the dmesg dump at the end has everything anyway.
 cmdline="console=ttyS0 panic=-1 loglevel=7 log_buf_len=4M"
 [ "${GPUMEM_NO_MODULE:-0}" = 1 ] && cmdline="$cmdline gpumemtest.nomodule"
-[ $demo = 1 ] && cmdline="$cmdline gpumemtest.mode=demo loglevel=4"
+[ $demo = 1 ] && cmdline="$cmdline gpumemtest.mode=$script loglevel=4"
 cmdline="$cmdline$append"
 
 case ${GPUMEM_ACCEL:-tcg} in

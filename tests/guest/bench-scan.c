@@ -12,7 +12,8 @@
  * usage: bench-scan [-r REPEAT]
  * Prints, per method, the median wall time of a full scan and what it found:
  *   fdinfo median_ns=N fds=N keys=N
- *   walk median_ns=N rows=N kernel_walk_ns=N bos=N
+ *   walk median_ns=N rows=N kernel_walk_ns=N bos=N collect_ns=N
+ *        account_ns=N release_ns=N (kernel time per phase, from stats)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -148,7 +149,8 @@ static unsigned long long stat_value(const char *name)
 int main(int argc, char **argv)
 {
 	static unsigned long long t_fd[MAX_REPEAT], t_walk[MAX_REPEAT],
-		k_walk[MAX_REPEAT];
+		k_walk[MAX_REPEAT], k_col[MAX_REPEAT], k_acc[MAX_REPEAT],
+		k_rel[MAX_REPEAT];
 	int repeat = 15, i, fds = 0, rows = 0, opt;
 	long keys = 0;
 
@@ -174,6 +176,9 @@ int main(int argc, char **argv)
 		rows = scan_walk();
 		t_walk[i] = now_ns() - t0;
 		k_walk[i] = stat_value("last_walk_ns");
+		k_col[i] = stat_value("last_walk_collect_ns");
+		k_acc[i] = stat_value("last_walk_account_ns");
+		k_rel[i] = stat_value("last_walk_release_ns");
 		if (fds < 0 || rows < 0) {
 			fprintf(stderr, "bench-scan: scan failed (fds %d rows %d)\n",
 				fds, rows);
@@ -182,8 +187,9 @@ int main(int argc, char **argv)
 	}
 	printf("fdinfo median_ns=%llu fds=%d keys=%ld\n", median(t_fd, repeat),
 	       fds, keys);
-	printf("walk median_ns=%llu rows=%d kernel_walk_ns=%llu bos=%llu\n",
+	printf("walk median_ns=%llu rows=%d kernel_walk_ns=%llu bos=%llu collect_ns=%llu account_ns=%llu release_ns=%llu\n",
 	       median(t_walk, repeat), rows, median(k_walk, repeat),
-	       stat_value("last_walk_bos"));
+	       stat_value("last_walk_bos"), median(k_col, repeat),
+	       median(k_acc, repeat), median(k_rel, repeat));
 	return 0;
 }

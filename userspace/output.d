@@ -1,2 +1,0 @@
-output.o: output.c output.h
-output.h:
