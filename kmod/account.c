@@ -23,29 +23,33 @@
 #define GPUMEM_NO_ENT	U32_MAX
 
 /*
- * Entries reaching the same object are chained through @next, starting at
- * the object's first entry (the chain head, the only one in the hash).
+ * Entries reaching the same object are chained through their @next field,
+ * starting at the object's first entry (the chain head, the only one in the
+ * hash of @scratch).
  */
-struct gpumem_obj_index {
-	struct hlist_head *buckets;
-	unsigned int bits;
-};
-
 static int gpumem_index_objects(struct gpumem_walk_ent *ents, size_t n,
-				struct gpumem_obj_index *idx)
+				struct gpumem_account_scratch *scratch)
 {
-	size_t i, nb;
+	unsigned int bits = n > 1 ? ilog2(roundup_pow_of_two(n)) + 1 : 1;
+	size_t i, nb = (size_t)1 << bits;
 
-	idx->bits = n > 1 ? ilog2(roundup_pow_of_two(n)) + 1 : 1;
-	nb = (size_t)1 << idx->bits;
-	idx->buckets = kvmalloc_array(nb, sizeof(*idx->buckets), GFP_KERNEL);
-	if (!idx->buckets)
-		return -ENOMEM;
+	if (bits > scratch->bits) {
+		struct hlist_head *b;
+
+		b = kvmalloc_array(nb, sizeof(*b), GFP_KERNEL);
+		if (!b)
+			return -ENOMEM;
+		kvfree(scratch->buckets);
+		scratch->buckets = b;
+		scratch->bits = bits;
+	}
+	bits = scratch->bits;
+	nb = (size_t)1 << bits;
 	for (i = 0; i < nb; i++)
-		INIT_HLIST_HEAD(&idx->buckets[i]);
+		INIT_HLIST_HEAD(&scratch->buckets[i]);
 
 	for (i = 0; i < n; i++) {
-		struct hlist_head *b = &idx->buckets[hash_ptr(ents[i].obj, idx->bits)];
+		struct hlist_head *b = &scratch->buckets[hash_ptr(ents[i].obj, bits)];
 		struct gpumem_walk_ent *head = NULL, *pos;
 
 		hlist_for_each_entry(pos, b, hnode) {
@@ -65,6 +69,17 @@ static int gpumem_index_objects(struct gpumem_walk_ent *ents, size_t n,
 		}
 	}
 	return 0;
+}
+
+/**
+ * gpumem_account_scratch_free() - free an accounting scratch area
+ * @scratch: the scratch area (reusable after this)
+ */
+void gpumem_account_scratch_free(struct gpumem_account_scratch *scratch)
+{
+	kvfree(scratch->buckets);
+	scratch->buckets = NULL;
+	scratch->bits = 0;
 }
 
 /* Is ents[j]'s process already among the chain entries before it? */
@@ -199,6 +214,8 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
  *	placement read (no GPUMEM_ENT_PENDING left), in any order; their
  *	@head, @next and @hnode fields are used as scratch space
  * @n: number of @ents
+ * @scratch: the object hash, kept by the caller between calls (start it
+ *	zeroed, free it with gpumem_account_scratch_free())
  *
  * Applies the rules at the top of this file. Objects are matched by a hash
  * of their address (the walker holds a reference on each, so an address
@@ -208,10 +225,10 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
  * Return: 0, or -ENOMEM (the snapshot is then incomplete; free it).
  */
 int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
-			  struct gpumem_walk_ent *ents, size_t n)
+			  struct gpumem_walk_ent *ents, size_t n,
+			  struct gpumem_account_scratch *scratch)
 {
 	struct gpumem_proc_row *cache = NULL;
-	struct gpumem_obj_index idx;
 	size_t i;
 	int ret;
 
@@ -219,12 +236,9 @@ int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
 		return 0;
 	if (n >= GPUMEM_NO_ENT)
 		return -E2BIG;
-	ret = gpumem_index_objects(ents, n, &idx);
-	if (ret)
-		return ret;
+	ret = gpumem_index_objects(ents, n, scratch);
 	for (i = 0; i < n && !ret; i++)
 		if (ents[i].head == i)
 			ret = gpumem_account_object(snap, dev, ents, i, &cache);
-	kvfree(idx.buckets);
 	return ret;
 }

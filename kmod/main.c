@@ -15,6 +15,7 @@
 #include "debugfs.h"
 #include "discover.h"
 #include "netlink.h"
+#include "walk.h"
 
 static int __init gpumem_init(void)
 {
@@ -40,6 +41,7 @@ static void __exit gpumem_exit(void)
 	gpumem_netlink_exit();
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();
+	gpumem_walk_exit();
 }
 
 module_init(gpumem_init);

@@ -57,6 +57,7 @@ struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
 		return NULL;
 	snap->flags = flags;
 	xa_init(&snap->tasks);
+	xa_init(&snap->cgroups);
 	if (nr_devs) {
 		snap->devs = kcalloc(nr_devs, sizeof(*snap->devs), GFP_KERNEL);
 		if (!snap->devs) {
@@ -80,6 +81,7 @@ void gpumem_snapshot_free(struct gpumem_snapshot *snap)
 	struct gpumem_task_row *task;
 	unsigned long idx;
 	unsigned int i;
+	char *path;
 
 	if (!snap)
 		return;
@@ -88,11 +90,12 @@ void gpumem_snapshot_free(struct gpumem_snapshot *snap)
 			kfree(proc);
 		xa_destroy(&snap->devs[i].procs);
 	}
-	xa_for_each(&snap->tasks, idx, task) {
-		kfree(task->cgroup);
+	xa_for_each(&snap->tasks, idx, task)
 		kfree(task);
-	}
 	xa_destroy(&snap->tasks);
+	xa_for_each(&snap->cgroups, idx, path)
+		kfree(path);
+	xa_destroy(&snap->cgroups);
 	kvfree(snap->procs);
 	kvfree(snap->bufs);
 	kvfree(snap->holders);

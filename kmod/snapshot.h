@@ -48,13 +48,13 @@ struct gpumem_dev_row {
  * @tgid: thread group id in the initial pid namespace (0: kernel clients)
  * @comm: command name, "?" when the process is gone
  * @cgroup_id: id of its cgroup v2 (the directory's inode number), 0 if none
- * @cgroup: path of that cgroup (kmalloc'ed), or NULL
+ * @cgroup: path of that cgroup (in &gpumem_snapshot.cgroups), or NULL
  */
 struct gpumem_task_row {
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	u64 cgroup_id;
-	char *cgroup;
+	const char *cgroup;
 };
 
 /**
@@ -105,6 +105,7 @@ struct gpumem_buf_row {
  * @nr_devs: number of devices
  * @devs: the devices, in minor order
  * @tasks: struct gpumem_task_row by tgid
+ * @cgroups: cgroup paths (kmalloc'ed strings) by cgroup id
  * @procs: every process row, by device then tgid (gpumem_snapshot_finish())
  * @nr_procs: number of @procs
  * @bufs: buffer rows, by device, in walk order
@@ -125,6 +126,7 @@ struct gpumem_snapshot {
 	unsigned int nr_devs;
 	struct gpumem_dev_row *devs;
 	struct xarray tasks;
+	struct xarray cgroups;
 	struct gpumem_proc_row **procs;
 	size_t nr_procs;
 	struct gpumem_buf_row *bufs;
@@ -177,7 +179,19 @@ struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 					     unsigned int dev, pid_t tgid);
 int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);
 
+/**
+ * struct gpumem_account_scratch - the accounting's object hash, reusable
+ * @buckets: 1 << @bits hash buckets
+ * @bits: hash size
+ */
+struct gpumem_account_scratch {
+	struct hlist_head *buckets;
+	unsigned int bits;
+};
+
 int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
-			  struct gpumem_walk_ent *ents, size_t n);
+			  struct gpumem_walk_ent *ents, size_t n,
+			  struct gpumem_account_scratch *scratch);
+void gpumem_account_scratch_free(struct gpumem_account_scratch *scratch);
 
 #endif /* GPUMEM_SNAPSHOT_H */

@@ -23,6 +23,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -35,6 +36,13 @@
 
 /* Protected by gpumem_registry_lock. */
 static struct gpumem_walk_stats gpumem_stats;
+/*
+ * The entry array of the last walk, kept for the next one (protected by
+ * gpumem_registry_lock): a walk then allocates nothing per object.
+ */
+static struct gpumem_walk_ent *gpumem_ents_cache;
+static size_t gpumem_ents_cache_cap;
+static struct gpumem_account_scratch gpumem_account_cache;
 
 /* Scratch state of one walk. */
 struct gpumem_walk {
@@ -161,19 +169,28 @@ static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
 
 		get_task_comm(row->comm, task);
 		row->cgroup_id = cgroup_id(cgrp);
-		have_path = cgroup_path(cgrp, w->path, PATH_MAX) >= 0;
+		row->cgroup = xa_load(&w->snap->cgroups, row->cgroup_id);
+		if (!row->cgroup)
+			have_path = cgroup_path(cgrp, w->path, PATH_MAX) >= 0;
 	} else {
 		strscpy(row->comm, "?", sizeof(row->comm));
 	}
 	rcu_read_unlock();
 	put_pid(pid);
-	if (have_path)
-		row->cgroup = kstrdup(w->path, GFP_KERNEL);
-	ret = xa_err(xa_store(&w->snap->tasks, tgid, row, GFP_KERNEL));
-	if (ret) {
-		kfree(row->cgroup);
-		kfree(row);
+	/* Paths are resolved once per cgroup and shared by its processes. */
+	if (have_path) {
+		char *path = kstrdup(w->path, GFP_KERNEL);
+
+		if (path && xa_err(xa_store(&w->snap->cgroups, row->cgroup_id,
+					    path, GFP_KERNEL))) {
+			kfree(path);
+			path = NULL;
+		}
+		row->cgroup = path;
 	}
+	ret = xa_err(xa_store(&w->snap->tasks, tgid, row, GFP_KERNEL));
+	if (ret)
+		kfree(row);
 	return ret;
 }
 
@@ -194,15 +211,56 @@ static int gpumem_kernel_task(struct gpumem_walk *w)
 	return ret;
 }
 
+/*
+ * Collect the handles of one file from @*index on, until they are all
+ * collected (true) or @w->ents is full (false, @*index is where to resume).
+ * drm_file.object_idr is an IDR, which is an XArray plus an id base:
+ * xas_for_each() walks each node's slots in place, where idr_get_next()
+ * would descend from the root again for every handle.
+ */
+static bool gpumem_collect_handles(struct gpumem_walk *w,
+				   const struct gpumem_device *gdev,
+				   struct drm_file *file, u32 order,
+				   pid_t tgid, unsigned long *index)
+{
+	struct idr *idr = &file->object_idr;
+	XA_STATE(xas, &idr->idr_rt, *index);
+	struct drm_gem_object *obj;
+	bool done = true;
+
+	spin_lock(&file->table_lock);
+	/* table_lock protects the IDR; RCU only satisfies xas' lockdep checks */
+	rcu_read_lock();
+	xas_for_each(&xas, obj, ULONG_MAX) {
+		struct gpumem_walk_ent *ent;
+
+		if (xas_retry(&xas, obj))
+			continue;
+		if (w->nr_ents == w->cap_ents) {
+			*index = xas.xa_index;
+			done = false;
+			break;
+		}
+		ent = &w->ents[w->nr_ents++];
+		drm_gem_object_get(obj);
+		ent->obj = obj;
+		ent->order = order;
+		ent->handle = xas.xa_index + idr->idr_base;
+		ent->tgid = tgid;
+		gpumem_classify_atomic(gdev, obj, ent);
+	}
+	rcu_read_unlock();
+	spin_unlock(&file->table_lock);
+	return done;
+}
+
 /* Collect every object handle of one file. Caller holds filelist_mutex. */
 static int gpumem_collect_file(struct gpumem_walk *w,
 			       const struct gpumem_device *gdev,
 			       struct drm_file *file, u32 order, bool internal)
 {
-	struct drm_gem_object *obj;
-	bool more = true;
+	unsigned long index = 0;
 	pid_t tgid = 0;
-	int id = 0;
 	int ret;
 
 	ret = internal ? gpumem_kernel_task(w) :
@@ -211,31 +269,12 @@ static int gpumem_collect_file(struct gpumem_walk *w,
 		return ret;
 	w->snap->clients++;
 
-	while (more) {
+	do {
 		ret = gpumem_vec_reserve((void **)&w->ents, &w->cap_ents,
 					 w->nr_ents + 256, sizeof(*w->ents));
 		if (ret)
 			return ret;
-		more = false;
-		spin_lock(&file->table_lock);
-		while ((obj = idr_get_next(&file->object_idr, &id))) {
-			struct gpumem_walk_ent *ent;
-
-			if (w->nr_ents == w->cap_ents) {
-				more = true;
-				break;
-			}
-			ent = &w->ents[w->nr_ents++];
-			drm_gem_object_get(obj);
-			ent->obj = obj;
-			ent->order = order;
-			ent->handle = id;
-			ent->tgid = tgid;
-			gpumem_classify_atomic(gdev, obj, ent);
-			id++;
-		}
-		spin_unlock(&file->table_lock);
-	}
+	} while (!gpumem_collect_handles(w, gdev, file, order, tgid, &index));
 	return 0;
 }
 
@@ -325,7 +364,8 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 		ret = gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
 	t1 = ktime_get_ns();
 	if (!ret)
-		ret = gpumem_account_device(w->snap, idx, w->ents, w->nr_ents);
+		ret = gpumem_account_device(w->snap, idx, w->ents, w->nr_ents,
+					    &gpumem_account_cache);
 	t2 = ktime_get_ns();
 	gpumem_put_ents(w);
 	w->snap->collect_ns += t1 - t0;
@@ -358,6 +398,8 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 		return ERR_PTR(-EINTR);
 	}
 	start = ktime_get_ns();
+	w.ents = gpumem_ents_cache;
+	w.cap_ents = gpumem_ents_cache_cap;
 	list_for_each_entry(gdev, &gpumem_devices, node)
 		nr++;
 	w.snap = gpumem_snapshot_alloc(nr, flags);
@@ -385,15 +427,29 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 	} else {
 		gpumem_stats.failed++;
 	}
+	gpumem_ents_cache = w.ents;
+	gpumem_ents_cache_cap = w.cap_ents;
 	mutex_unlock(&gpumem_registry_lock);
 
-	kvfree(w.ents);
 	kfree(w.path);
 	if (ret) {
 		gpumem_snapshot_free(w.snap);
 		return ERR_PTR(ret);
 	}
 	return w.snap;
+}
+
+/**
+ * gpumem_walk_exit() - free what walks keep between them
+ *
+ * Context: module exit, after the last possible walk.
+ */
+void gpumem_walk_exit(void)
+{
+	kvfree(gpumem_ents_cache);
+	gpumem_ents_cache = NULL;
+	gpumem_ents_cache_cap = 0;
+	gpumem_account_scratch_free(&gpumem_account_cache);
 }
 
 /**

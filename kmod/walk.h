@@ -36,5 +36,6 @@ struct gpumem_walk_stats {
 
 struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags);
 void gpumem_walk_stats(struct gpumem_walk_stats *stats);
+void gpumem_walk_exit(void);
 
 #endif /* GPUMEM_WALK_H */

@@ -33,6 +33,17 @@ static struct gpumem_snapshot *snap_new(struct kunit *test, unsigned int flags)
 	return snap;
 }
 
+/* Account into device 0 with a fresh scratch area. */
+static int account(struct gpumem_snapshot *snap, struct gpumem_walk_ent *e,
+		   size_t n)
+{
+	struct gpumem_account_scratch scratch = {};
+	int ret = gpumem_account_device(snap, 0, e, n, &scratch);
+
+	gpumem_account_scratch_free(&scratch);
+	return ret;
+}
+
 static struct gpumem_proc_row *proc(struct gpumem_snapshot *snap, pid_t tgid)
 {
 	return xa_load(&snap->devs[0].procs, tgid);
@@ -50,7 +61,7 @@ static void account_one_process_regions(struct kunit *test)
 	};
 	struct gpumem_proc_row *p;
 
-	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	KUNIT_ASSERT_EQ(test, account(snap, e, ARRAY_SIZE(e)), 0);
 	p = proc(snap, 100);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM], 5 * MiB);
@@ -74,7 +85,7 @@ static void account_same_process_counts_once(struct kunit *test)
 	};
 	struct gpumem_proc_row *p;
 
-	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	KUNIT_ASSERT_EQ(test, account(snap, e, ARRAY_SIZE(e)), 0);
 	p = proc(snap, 100);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM], 3 * MiB);
@@ -103,7 +114,7 @@ static void account_shared_between_processes(struct kunit *test)
 	u64 owned;
 	size_t i;
 
-	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	KUNIT_ASSERT_EQ(test, account(snap, e, ARRAY_SIZE(e)), 0);
 	a = proc(snap, 100);
 	b = proc(snap, 200);
 	c = proc(snap, 300);
@@ -146,7 +157,7 @@ static void account_imported_not_owned(struct kunit *test)
 	};
 	struct gpumem_proc_row *p;
 
-	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, ARRAY_SIZE(e)), 0);
+	KUNIT_ASSERT_EQ(test, account(snap, e, ARRAY_SIZE(e)), 0);
 	p = proc(snap, 100);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_GTT], 5 * MiB);
@@ -192,7 +203,7 @@ static void account_random_totals(struct kunit *test)
 		swap(e[i], e[get_random_u32_below(i + 1)]);
 
 	snap = snap_new(test, 0);
-	KUNIT_ASSERT_EQ(test, gpumem_account_device(snap, 0, e, n), 0);
+	KUNIT_ASSERT_EQ(test, account(snap, e, n), 0);
 	for (j = 0; j < NPROC; j++) {
 		struct gpumem_proc_row *p = proc(snap, 1000 + j);
 
@@ -230,7 +241,7 @@ static void account_empty(struct kunit *test)
 {
 	struct gpumem_snapshot *snap = snap_new(test, GPUMEM_SNAP_BUFFERS);
 
-	KUNIT_EXPECT_EQ(test, gpumem_account_device(snap, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, account(snap, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_snapshot_finish(snap), 0);
 	KUNIT_EXPECT_EQ(test, snap->nr_procs, (size_t)0);
 	KUNIT_EXPECT_EQ(test, snap->nr_bufs, (size_t)0);
