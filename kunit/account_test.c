@@ -199,8 +199,11 @@ static void account_random_totals(struct kunit *test)
 			held[p] = true;
 		}
 	}
-	for (i = n - 1; i > 0; i--)
-		swap(e[i], e[get_random_u32_below(i + 1)]);
+	for (i = n - 1; i > 0; i--) {
+		size_t k = get_random_u32_below(i + 1);	/* swap() evaluates twice */
+
+		swap(e[i], e[k]);
+	}
 
 	snap = snap_new(test, 0);
 	KUNIT_ASSERT_EQ(test, account(snap, e, n), 0);
