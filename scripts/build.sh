@@ -37,6 +37,15 @@ build_guest_progs() {
 		mkdir -p "$GPUMEM_CACHE"
 		# One build at a time: run-guest.sh may run for several series at once.
 		flock "$GPUMEM_CACHE/.guest-progs.lock" make -s -C "$top/tests/guest" CC=gcc -j"$jobs"
+		if [ -e "$top/userspace/Makefile" ]; then
+			log "building gpumemctl for the guest (tests/guest/bin/gpumemctl)"
+			# static libnl warns about NSS functions it links; harmless
+			flock "$GPUMEM_CACHE/.guest-progs.lock" \
+				make -s -C "$top/userspace" guest 2>&1 |
+				grep -v -e 'statically linked applications' -e 'in function' >&2 || true
+			[ -x "$top/tests/guest/bin/gpumemctl" ] ||
+				die "userspace: make guest did not produce tests/guest/bin/gpumemctl"
+		fi
 	else
 		log "no tests/guest/Makefile yet: no guest test programs to build"
 	fi

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_buffers.c - `gpumemctl buffers --pid P`: the buffer objects one
- * process owns (a debugging view; the kernel allows it to CAP_NET_ADMIN).
+ * process holds a handle to, its own and those shared with it (a debugging
+ * view; the kernel allows it to CAP_NET_ADMIN only).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,12 +17,13 @@
 static const char help[] =
 	"Usage: gpumemctl buffers -p PID [-d DEV] [--min-size SIZE] [--json] [--bytes]\n"
 	"\n"
-	"The buffer objects process PID owns: device, GEM handle in the owner's file,\n"
+	"The buffer objects process PID holds a handle to, its own and those other\n"
+	"processes share with it: device, owner, GEM handle in the owner's file,\n"
 	"size, region, TTM memory type (\"-\" for non-TTM objects), whether it is\n"
 	"shared, and every pid holding a handle to it (owner first). Needs\n"
 	"CAP_NET_ADMIN (root); exit status 4 without it.\n"
 	"\n"
-	"  -p, --pid PID         the owner (required)\n"
+	"  -p, --pid PID         the process (required)\n"
 	"  -d, --device DEV      only this device: cardN, N or a PCI address\n"
 	"  -m, --min-size SIZE   only buffers of at least SIZE bytes (64K, 1M, ...)\n"
 	"  -j, --json            a JSON array, one object per buffer: device,\n"
@@ -123,8 +125,8 @@ static int print_table(const struct gm_buf_list *l, uint64_t min, bool exact)
 	}
 	if (!ret) {
 		tbl_print(&t, stdout, 0);
-		printf("%zu buffer%s, %s\n", n, n == 1 ? "" : "s",
-		       fmt_bytes(total, sizeof(total), sum, exact));
+		printf("%zu buffer%s, %s%s\n", n, n == 1 ? "" : "s",
+		       fmt_bytes(total, sizeof(total), sum, exact), exact ? " bytes" : "");
 	}
 	tbl_free(&t);
 	return ret ? gm_error("out of memory") : GM_EXIT_OK;

@@ -23,7 +23,8 @@ static const char help[] =
 	"  -j, --json    a JSON array, one object per device:\n"
 	"                id, name, driver, unique, pci_vendor, pci_device,\n"
 	"                description (the last three only when known), ttm,\n"
-	"                regions: [{region, capacity, used, free}] (null: unknown)\n"
+	"                regions: [{region, capacity, used, free}] (null: unknown;\n"
+	"                empty for a device without TTM, shown as system in tables)\n"
 	"  -b, --bytes   exact byte counts\n";
 
 static void print_json(const struct gm_dev_list *l)
@@ -90,7 +91,7 @@ static int print_table(const struct gm_dev_list *l, bool exact)
 	size_t i, r;
 	int ret = 0;
 
-	tbl_init(&t, 11, hdr, "lllllrrrrrl");
+	tbl_init(&t, 11, hdr, "llllllrrrrl");
 	for (i = 0; i < l->n && !ret; i++) {
 		const struct gm_dev *d = &l->v[i];
 		size_t n = d->nregions ? d->nregions : 1;
@@ -100,9 +101,10 @@ static int print_table(const struct gm_dev_list *l, bool exact)
 		for (r = 0; r < n && !ret; r++) {
 			const struct gm_dev_region *g = d->nregions ? &d->regions[r] : NULL;
 			bool known = g && g->has_capacity && g->has_used;
+			/* no region (a driver without TTM): "system", like debugfs */
 			const char *row[11] = {
 				d->name, d->driver, d->unique, d->has_pci ? pci : NULL,
-				d->ttm ? "yes" : "no", g ? gm_region_label(g->region, rb) : NULL,
+				d->ttm ? "yes" : "no", g ? gm_region_label(g->region, rb) : "system",
 				g && g->has_capacity ? fmt_bytes(cap, sizeof(cap), g->capacity, exact) : NULL,
 				g && g->has_used ? fmt_bytes(used, sizeof(used), g->used, exact) : NULL,
 				known ? fmt_bytes(fr, sizeof(fr), g->capacity > g->used ?

@@ -222,6 +222,7 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 		return ret;
 	}
 	gm_nl_close(&nl);
+	gm_procs_sort(&procs);
 
 	if (out) {
 		ret = write_file(out, &devs, &procs);

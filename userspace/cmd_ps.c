@@ -31,15 +31,6 @@ static const char help[] =
 	"                       system, other, shared, owned, bos\n"
 	"  -b, --bytes          exact byte counts\n";
 
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct gm_proc *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
-}
-
 static void print_json(const struct gm_proc_list *l)
 {
 	char dev[24];
@@ -176,8 +167,7 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 	}
 	gm_nl_close(&nl);
 
-	if (procs.n)
-		qsort(procs.v, procs.n, sizeof(*procs.v), cmp_proc);
+	gm_procs_sort(&procs);
 	if (o->json) {
 		print_json(&procs);
 		ret = GM_EXIT_OK;

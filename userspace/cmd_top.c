@@ -113,6 +113,11 @@ static void device_table(FILE *f, const struct gm_dev_list *devs, bool exact)
 	for (i = 0; i < devs->n; i++) {
 		const struct gm_dev *d = &devs->v[i];
 
+		if (!d->nregions) {	/* a driver without TTM, as debugfs shows it */
+			const char *row[6] = { d->name, d->driver, "system", NULL, NULL, NULL };
+
+			tbl_add(&t, row);
+		}
 		for (r = 0; r < d->nregions; r++) {
 			const struct gm_dev_region *g = &d->regions[r];
 			const char *row[6] = {
@@ -322,7 +327,7 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 
 			ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
 			for (i = 0; i < devs.n; i++)
-				used += devs.v[i].nregions;
+				used += devs.v[i].nregions ? devs.v[i].nregions : 1;
 			max_rows = ws.ws_row > used + 1 ? ws.ws_row - used - 1 : 1;
 		}
 		process_table(f, &procs, o->bytes, max_rows);

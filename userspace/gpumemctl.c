@@ -26,7 +26,7 @@ static const char main_help[] =
 	"  ps [-p PID] [-d DEV] [-c CGROUP]\n"
 	"                             memory per process and device\n"
 	"  buffers -p PID [-d DEV] [--min-size SIZE]\n"
-	"                             buffer objects of one process (CAP_NET_ADMIN)\n"
+	"                             buffers one process holds (CAP_NET_ADMIN)\n"
 	"  top [-i SECONDS] [-n FRAMES]\n"
 	"                             refreshing view, sorted by VRAM; q quits\n"
 	"  stats                      counters of gpumem's walker\n"

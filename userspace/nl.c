@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/errno.h>
@@ -31,6 +31,106 @@
 
 /* Seconds without any message from the kernel before a request gives up. */
 #define GM_NL_TIMEOUT 30
+
+int gm_nl_parse_ack(const struct nlmsghdr *nlh, size_t len, int *error,
+		    char *msg, size_t msglen, int *miss_type)
+{
+	static struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
+		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
+		[NLMSGERR_ATTR_MISS_TYPE] = { .type = NLA_U32 },
+	};
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t payload, off;
+
+	*error = 0;
+	if (msglen)
+		msg[0] = '\0';
+	*miss_type = -1;
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EINVAL;
+	len = nlh->nlmsg_len;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr e;
+
+		if (len < NLMSG_HDRLEN + sizeof(e))
+			return -EINVAL;
+		memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
+		*error = e.error < 0 ? -e.error : e.error;
+		payload = sizeof(e);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			if (e.msg.nlmsg_len < NLMSG_HDRLEN)
+				return -EINVAL;
+			payload += e.msg.nlmsg_len - NLMSG_HDRLEN;
+		}
+	} else if (nlh->nlmsg_type == NLMSG_DONE) {
+		int v;
+
+		if (len < NLMSG_HDRLEN + sizeof(v))
+			return 0;	/* an empty DONE: no error */
+		memcpy(&v, NLMSG_DATA(nlh), sizeof(v));
+		*error = v < 0 ? -v : 0;
+		payload = sizeof(v);
+	} else {
+		return -EINVAL;
+	}
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return 0;
+	off = NLMSG_HDRLEN + NLMSG_ALIGN(payload);
+	if (off >= len)
+		return 0;
+	/* Malformed TLVs are ignored: the error code is what counts. */
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		      (int)(len - off), policy) < 0)
+		return 0;
+	if (tb[NLMSGERR_ATTR_MSG] && msglen)
+		snprintf(msg, msglen, "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		*miss_type = (int)nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+	return 0;
+}
+
+int gm_nl_report(const struct gm_nl *nl, const char *what)
+{
+	const char *name = NULL;
+
+	if (nl->no_family) {
+		if (access("/sys/module/gpumem", F_OK) == 0)
+			/* the family exists in the initial network namespace only */
+			fprintf(stderr, "gpumemctl: the gpumem module is loaded, but its generic "
+				"netlink family \"%s\" is not visible here: gpumem answers in the "
+				"initial network namespace only (a container needs the host "
+				"network)\n", GPUMEM_FAMILY_NAME);
+		else
+			fprintf(stderr, "gpumemctl: the gpumem kernel module is not loaded "
+				"(generic netlink family \"%s\" not found)\n", GPUMEM_FAMILY_NAME);
+		return GM_EXIT_NOMODULE;
+	}
+	fprintf(stderr, "gpumemctl: %s: %s", what,
+		nl->lib_err && nl->error != EPERM && nl->error != EACCES ?
+		nl->lib_err : strerror(nl->error));
+	if (nl->msg[0])
+		fprintf(stderr, ": %s", nl->msg);
+	if (nl->miss_type >= 0) {
+		if (nl->attr_name)
+			name = nl->attr_name(nl->cmd, nl->miss_type);
+		if (name)
+			fprintf(stderr, " (missing attribute %s)", name);
+		else
+			fprintf(stderr, " (missing attribute %d)", nl->miss_type);
+	}
+	if (nl->error == EPERM || nl->error == EACCES)
+		fputs(" (this needs CAP_NET_ADMIN, e.g. root)", stderr);
+	fputc('\n', stderr);
+	return nl->error == EPERM || nl->error == EACCES ? GM_EXIT_PERM : GM_EXIT_ERROR;
+}
+
+/*
+ * The transport. The host-side tests build this file with GM_NL_FAKE and
+ * put a simulated kernel (tests/fake_kernel.c) in its place.
+ */
+#ifndef GM_NL_FAKE
 
 /* A libnl error code as an errno. */
 static int nlerr_errno(int nlerr)
@@ -136,65 +236,6 @@ struct nl_msg *gm_nl_request(struct gm_nl *nl, uint8_t cmd, bool dump)
 	}
 	nl->cmd = cmd;
 	return msg;
-}
-
-int gm_nl_parse_ack(const struct nlmsghdr *nlh, size_t len, int *error,
-		    char *msg, size_t msglen, int *miss_type)
-{
-	static struct nla_policy policy[NLMSGERR_ATTR_MAX + 1] = {
-		[NLMSGERR_ATTR_MSG] = { .type = NLA_STRING },
-		[NLMSGERR_ATTR_MISS_TYPE] = { .type = NLA_U32 },
-	};
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	size_t payload, off;
-
-	*error = 0;
-	if (msglen)
-		msg[0] = '\0';
-	*miss_type = -1;
-	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
-		return -EINVAL;
-	len = nlh->nlmsg_len;
-
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		struct nlmsgerr e;
-
-		if (len < NLMSG_HDRLEN + sizeof(e))
-			return -EINVAL;
-		memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
-		*error = e.error < 0 ? -e.error : e.error;
-		payload = sizeof(e);
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
-			if (e.msg.nlmsg_len < NLMSG_HDRLEN)
-				return -EINVAL;
-			payload += e.msg.nlmsg_len - NLMSG_HDRLEN;
-		}
-	} else if (nlh->nlmsg_type == NLMSG_DONE) {
-		int v;
-
-		if (len < NLMSG_HDRLEN + sizeof(v))
-			return 0;	/* an empty DONE: no error */
-		memcpy(&v, NLMSG_DATA(nlh), sizeof(v));
-		*error = v < 0 ? -v : 0;
-		payload = sizeof(v);
-	} else {
-		return -EINVAL;
-	}
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return 0;
-	off = NLMSG_HDRLEN + NLMSG_ALIGN(payload);
-	if (off >= len)
-		return 0;
-	/* Malformed TLVs are ignored: the error code is what counts. */
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
-		      (int)(len - off), policy) < 0)
-		return 0;
-	if (tb[NLMSGERR_ATTR_MSG] && msglen)
-		snprintf(msg, msglen, "%s", nla_get_string(tb[NLMSGERR_ATTR_MSG]));
-	if (tb[NLMSGERR_ATTR_MISS_TYPE])
-		*miss_type = (int)nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
-	return 0;
 }
 
 struct run_ctx {
@@ -323,30 +364,4 @@ out:
 	return ret;
 }
 
-int gm_nl_report(const struct gm_nl *nl, const char *what)
-{
-	const char *name = NULL;
-
-	if (nl->no_family) {
-		fprintf(stderr, "gpumemctl: the gpumem kernel module is not loaded "
-			"(generic netlink family \"%s\" not found)\n", GPUMEM_FAMILY_NAME);
-		return GM_EXIT_NOMODULE;
-	}
-	fprintf(stderr, "gpumemctl: %s: %s", what,
-		nl->lib_err && nl->error != EPERM && nl->error != EACCES ?
-		nl->lib_err : strerror(nl->error));
-	if (nl->msg[0])
-		fprintf(stderr, ": %s", nl->msg);
-	if (nl->miss_type >= 0) {
-		if (nl->attr_name)
-			name = nl->attr_name(nl->cmd, nl->miss_type);
-		if (name)
-			fprintf(stderr, " (missing attribute %s)", name);
-		else
-			fprintf(stderr, " (missing attribute %d)", nl->miss_type);
-	}
-	if (nl->error == EPERM || nl->error == EACCES)
-		fputs(" (this needs CAP_NET_ADMIN, e.g. root)", stderr);
-	fputc('\n', stderr);
-	return nl->error == EPERM || nl->error == EACCES ? GM_EXIT_PERM : GM_EXIT_ERROR;
-}
+#endif /* GM_NL_FAKE */

@@ -461,6 +461,21 @@ int gm_get_stats(struct gm_nl *nl, struct gm_stats *out)
 	return gm_nl_run(nl, req, stats_cb, out);
 }
 
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct gm_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
+}
+
+void gm_procs_sort(struct gm_proc_list *l)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_proc);
+}
+
 const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id)
 {
 	size_t i;

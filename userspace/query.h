@@ -92,6 +92,9 @@ int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s);
 /* name of attribute TYPE in CMD's request, for error messages (nl->attr_name) */
 const char *gm_attr_name(uint8_t cmd, int type);
 
+/* sort by pid, then device */
+void gm_procs_sort(struct gm_proc_list *l);
+
 const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
 
 void gm_dev_list_free(struct gm_dev_list *l);

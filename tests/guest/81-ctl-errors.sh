@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# gpumemctl's exit codes: 2 for every kind of bad argument (with a message,
+# nothing on stdout, never a crash), and as a user without CAP_NET_ADMIN:
+# 4 for `buffers` (admin-only in the kernel) while ps/devices/stats work.
+# The unprivileged user comes from busybox su with a line this script adds
+# to /etc/passwd (and removes again).
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+CTL=${GM_CTL:-$GM_BIN/gpumemctl}
+if [ ! -x "$CTL" ]; then
+	for t in ctl-bad-args ctl-nonroot-eperm ctl-nonroot-read; do
+		skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"
+	done
+	finish
+fi
+
+# bad ARGS...: exit 2, a message on stderr, nothing on stdout.
+bad() {
+	"$CTL" "$@" >"$GM_TMP/bad.out" 2>"$GM_TMP/bad.err"
+	_rc=$?
+	if [ "$_rc" = 2 ] && [ -s "$GM_TMP/bad.err" ] && [ ! -s "$GM_TMP/bad.out" ]; then
+		log "  ok: gpumemctl $* -> 2: $(head -n 1 "$GM_TMP/bad.err")"
+	else
+		tc_fail "gpumemctl $* exited $_rc (want 2), stderr '$(_oneline "$(cat "$GM_TMP/bad.err")")', stdout $(wc -c <"$GM_TMP/bad.out") bytes"
+	fi
+}
+
+tc_begin ctl-bad-args
+bad
+bad bogus
+bad --bogus
+bad ps --bogus
+bad ps -x
+bad ps extra
+bad ps --pid
+bad ps --pid abc
+bad ps --pid 12abc
+bad ps --pid ''
+bad ps --pid 0
+bad ps --pid -1
+bad ps --pid 4194305
+bad ps --pid 99999999999999999999999
+bad ps --device card
+bad ps --device 'a b'
+bad ps --device card999
+bad ps --device 999
+bad ps --device 0000:ff:1f.7
+bad ps --cgroup /proc
+bad ps --cgroup /sys/kernel/debug
+bad ps --cgroup /nonexistent-gpumem
+bad ps --cgroup nonexistent-gpumem/x
+bad ps --cgroup ''
+bad buffers
+bad buffers --pid x
+bad buffers --pid 1 --device card999
+bad buffers --pid 1 --min-size 1X
+bad top --interval 0
+bad top --interval abc
+bad top --iterations 0
+bad top --iterations -3
+bad top --json
+bad stats extra
+bad export
+bad export --prometheus --json
+bad devices --pid 1
+bad help bogus
+# the message says which argument is wrong
+"$CTL" ps --pid abc 2>&1 | grep -q "invalid pid 'abc'" || tc_fail "no 'invalid pid' message"
+"$CTL" ps --device card999 2>&1 | grep -q "unknown device 'card999'" || tc_fail "no 'unknown device' message"
+"$CTL" ps --cgroup /proc 2>&1 | grep -q "not a cgroup v2 directory" || tc_fail "no cgroup v2 message"
+tc_end
+
+# --- as a user without CAP_NET_ADMIN ----------------------------------------------
+CTL_USER=gmctl
+CTL_UID=60123
+added_user=0
+created_passwd=0
+ctl_cleanup() {
+	if [ "$added_user" = 1 ]; then
+		if [ "$created_passwd" = 1 ]; then
+			rm -f /etc/passwd
+		else
+			sed -i "/^$CTL_USER:/d" /etc/passwd
+		fi
+	fi
+}
+trap 'ctl_cleanup; _gm_cleanup' EXIT
+
+if ! grep -q "^$CTL_USER:" /etc/passwd 2>/dev/null; then
+	[ -e /etc/passwd ] || created_passwd=1
+	if echo "$CTL_USER:x:$CTL_UID:$CTL_UID:gpumemctl test:/:/bin/sh" >>/etc/passwd; then
+		added_user=1
+	fi
+fi
+
+# as_user ARGS...: gpumemctl as $CTL_USER; status in user_rc.
+as_user() {
+	_cmd="$CTL"
+	for _a in "$@"; do _cmd="$_cmd '$_a'"; done
+	su -s /bin/sh "$CTL_USER" -c "$_cmd" >"$GM_TMP/user.out" 2>"$GM_TMP/user.err"
+	user_rc=$?
+}
+
+if ! su -s /bin/sh "$CTL_USER" -c 'test "$(id -u)" != 0' 2>"$GM_TMP/su.err"; then
+	for t in ctl-nonroot-eperm ctl-nonroot-read; do
+		skip "$t" "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"
+	done
+	finish
+fi
+
+tc_begin ctl-nonroot-eperm
+as_user buffers --pid 1
+tc_eq "buffers as uid $CTL_UID: exit" "$user_rc" 4
+grep -q "Operation not permitted" "$GM_TMP/user.err" ||
+	tc_fail "no EPERM message: '$(_oneline "$(cat "$GM_TMP/user.err")")'"
+tc_eq "buffers as uid $CTL_UID: stdout" "$(cat "$GM_TMP/user.out")" ""
+as_user buffers --json --pid 1
+tc_eq "buffers --json as uid $CTL_UID: exit" "$user_rc" 4
+tc_end
+
+tc_begin ctl-nonroot-read
+snap processes
+as_user ps --json
+tc_eq "ps --json as uid $CTL_UID: exit" "$user_rc" 0
+tc_eq "ps --json rows as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" "$(($(wc -l <"$GM_TMP/processes") - 1))"
+as_user devices --json
+tc_eq "devices --json as uid $CTL_UID (libdrm without access): exit" "$user_rc" 0
+tc_eq "devices as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" \
+	"$(tail -n +2 "$GM_DEBUGFS/devices" | awk '{ print $1 }' | sort -u | wc -l | tr -d ' ')"
+as_user stats
+tc_eq "stats as uid $CTL_UID: exit" "$user_rc" 0
+tc_end
+
+finish
