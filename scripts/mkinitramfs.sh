@@ -41,6 +41,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpumem-initramfs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"   # the guest's /: non-root users must reach /bin
 mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,tests/bin}
 mkdir -p "$tmp/lib/modules/$kver/kernel" "$tmp/lib/modules/$kver/extra"
 

@@ -284,7 +284,7 @@ tc_begin ctl-tables
 snap processes
 ctl tb ps --bytes --pid "$first"
 tc_eq "ps --bytes exit" "$ctl_rc" 0
-tc_eq "ps header" "$(head -n 1 "$GM_TMP/tb.out" | tr -s ' ')" \
+tc_eq "ps header" "$(head -n 1 "$GM_TMP/tb.out" | tr -s ' ' | sed 's/^ //')" \
 	"PID COMM DEVICE VRAM GTT SYSTEM OTHER SHARED OWNED BOS CGROUP"
 vram=$(tbl_get "$GM_TMP/processes" vram pid="$first" device="$first_card")
 # the column after DEVICE (COMM may contain blanks)
