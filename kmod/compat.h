@@ -70,6 +70,25 @@ static inline void gpumem_class_interface_set_class(struct class_interface *intf
 }
 
 /**
+ * gpumem_set_bdev_funcs() - point a TTM device at a function table
+ * @bdev: the device
+ * @funcs: the table
+ *
+ * &ttm_device.funcs became a pointer to const in 6.2. The store is a release:
+ * whoever calls through the new table sees everything written before it.
+ */
+static inline void gpumem_set_bdev_funcs(struct ttm_device *bdev,
+					 const struct ttm_device_funcs *funcs)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	smp_store_release(&bdev->funcs, funcs);	/* publishes the table */
+#else
+	smp_store_release(&bdev->funcs,		/* publishes the table */
+			  (struct ttm_device_funcs *)funcs);
+#endif
+}
+
+/**
  * gpumem_file_get_pid() - reference the process a DRM file belongs to
  * @file: the DRM file; caller holds &drm_device.filelist_mutex
  *

@@ -18,6 +18,7 @@
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
+#include "hooks.h"
 
 /* Serialises walks with device arrival and removal (see discover.h). */
 DEFINE_MUTEX(gpumem_registry_lock);
@@ -106,6 +107,9 @@ static int gpumem_add_dev(struct device *dev)
 		gdev->bdev = gpumem_find_ttm_device(ddev);
 	drm_dev_get(ddev);
 	gdev->drm = ddev;
+	if (gdev->bdev && gpumem_hooks_attach(gdev))
+		dev_warn(dev, "gpumem: cannot hook %s: no charges or limits on it\n",
+			 gdev->name);
 
 	mutex_lock(&gpumem_registry_lock);
 	list_for_each_entry(pos, &gpumem_devices, node)
@@ -138,6 +142,7 @@ static void gpumem_remove_dev(struct device *dev)
 	mutex_unlock(&gpumem_registry_lock);
 	if (!found)
 		return;
+	gpumem_hooks_detach(found);
 	drm_dev_put(found->drm);
 	kfree(found);
 }

@@ -10,37 +10,50 @@
  *   snapshot.c  the data structure a reader gets
  *   debugfs.c   the files under /sys/kernel/debug/gpumem
  *   netlink.c   the "gpumem" generic netlink family
+ *   hooks.c     TTM resource manager and eviction wrappers
+ *   quota.c     per-cgroup charges, limits, decisions, events
  */
 #include <linux/module.h>
 #include "debugfs.h"
 #include "discover.h"
 #include "netlink.h"
+#include "quota.h"
 #include "walk.h"
 
 static int __init gpumem_init(void)
 {
 	int ret;
 
-	ret = gpumem_discover_init();
-	if (ret) {
-		pr_err("gpumem: cannot track DRM devices: %d\n", ret);
+	ret = gpumem_quota_init();
+	if (ret)
 		return ret;
-	}
-	gpumem_debugfs_init();
+	/* before discovery: hooked devices may send events at once */
 	ret = gpumem_netlink_init();
 	if (ret) {
 		pr_err("gpumem: cannot register the netlink family: %d\n", ret);
-		gpumem_debugfs_exit();
-		gpumem_discover_exit();
+		goto err_quota;
 	}
+	ret = gpumem_discover_init();
+	if (ret) {
+		pr_err("gpumem: cannot track DRM devices: %d\n", ret);
+		goto err_netlink;
+	}
+	gpumem_debugfs_init();
+	return 0;
+
+err_netlink:
+	gpumem_netlink_exit();
+err_quota:
+	gpumem_quota_exit();
 	return ret;
 }
 
 static void __exit gpumem_exit(void)
 {
-	gpumem_netlink_exit();
 	gpumem_debugfs_exit();
-	gpumem_discover_exit();
+	gpumem_discover_exit();		/* restores every hooked device */
+	gpumem_netlink_exit();
+	gpumem_quota_exit();
 	gpumem_walk_exit();
 }
 

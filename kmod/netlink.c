@@ -17,10 +17,15 @@
 #include "compat.h"
 #include "classify.h"
 #include "netlink.h"
+#include "quota.h"
 #include "snapshot.h"
 #include "walk.h"
 
 static struct genl_family gpumem_nl_family;
+
+enum gpumem_nl_mcgrp {
+	GPUMEM_NL_MCGRP_EVENTS,
+};
 
 /* pid_t values the kernel can hand out (a pid of 0 means kernel clients). */
 static struct netlink_range_validation gpumem_pid_range = {
@@ -35,6 +40,15 @@ static const struct nla_policy gpumem_proc_get_policy[GPUMEM_A_PROC_MAX + 1] = {
 	[GPUMEM_A_PROC_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &gpumem_pid_range),
 	[GPUMEM_A_PROC_DEV_ID] = { .type = NLA_U32 },
 	[GPUMEM_A_PROC_CGROUP_ID] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy gpumem_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
+	[GPUMEM_A_LIMIT_CGROUP_ID] = NLA_POLICY_MIN(NLA_U64, 1),
+	[GPUMEM_A_LIMIT_DEV_ID] = { .type = NLA_U32 },
+	[GPUMEM_A_LIMIT_REGION] = NLA_POLICY_MAX(NLA_U32, GPUMEM_REGION_MAX),
+	[GPUMEM_A_LIMIT_MAX_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
+	[GPUMEM_A_LIMIT_HIGH_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
+	[GPUMEM_A_LIMIT_MODE] = NLA_POLICY_MAX(NLA_U32, GPUMEM_LIMIT_MODE_MONITOR),
 };
 
 static const struct nla_policy gpumem_buf_get_policy[GPUMEM_A_BUF_MAX + 1] = {
@@ -254,17 +268,39 @@ static int gpumem_nl_match_cgroup(struct gpumem_nl_dump *st,
 	return 0;
 }
 
+static int gpumem_nl_proc_get_filters(struct netlink_callback *cb);
+
+/*
+ * A dump whose .start fails never gets .done: free the state here.
+ */
+static int gpumem_nl_dump_begin_filtered(struct netlink_callback *cb,
+					 unsigned int snap_flags,
+					 int (*filters)(struct netlink_callback *cb))
+{
+	int ret = gpumem_nl_dump_begin(cb, snap_flags);
+
+	if (ret)
+		return ret;
+	ret = filters(cb);
+	if (ret) {
+		gpumem_nl_dump_done(cb);
+		cb->args[0] = 0;
+	}
+	return ret;
+}
+
 static int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 {
+	return gpumem_nl_dump_begin_filtered(cb, 0, gpumem_nl_proc_get_filters);
+}
+
+static int gpumem_nl_proc_get_filters(struct netlink_callback *cb)
+{
 	struct nlattr **attrs = gpumem_dump_attrs(cb);
-	struct gpumem_nl_dump *st;
+	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 	struct cgroup *cgrp;
 	int ret;
 
-	ret = gpumem_nl_dump_begin(cb, 0);
-	if (ret)
-		return ret;
-	st = gpumem_nl_dump_state(cb);
 	if (attrs[GPUMEM_A_PROC_PID]) {
 		st->has_pid = true;
 		st->pid = nla_get_u32(attrs[GPUMEM_A_PROC_PID]);
@@ -360,24 +396,27 @@ static int gpumem_nl_proc_get_dumpit(struct sk_buff *skb,
 
 /* -- buffers -- */
 
+static int gpumem_nl_buf_get_filters(struct netlink_callback *cb)
+{
+	struct nlattr **attrs = gpumem_dump_attrs(cb);
+	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
+
+	st->has_pid = true;
+	st->pid = nla_get_u32(attrs[GPUMEM_A_BUF_OWNER]);
+	return gpumem_nl_dump_dev_filter(cb, st, attrs[GPUMEM_A_BUF_DEV_ID]);
+}
+
 static int gpumem_nl_buf_get_start(struct netlink_callback *cb)
 {
 	struct nlattr **attrs = gpumem_dump_attrs(cb);
-	struct gpumem_nl_dump *st;
-	int ret;
 
 	if (!attrs[GPUMEM_A_BUF_OWNER]) {
 		NL_SET_ERR_MSG(cb->extack,
 			       "a pid (GPUMEM_A_BUF_OWNER) is required");
 		return -EINVAL;
 	}
-	ret = gpumem_nl_dump_begin(cb, GPUMEM_SNAP_BUFFERS);
-	if (ret)
-		return ret;
-	st = gpumem_nl_dump_state(cb);
-	st->has_pid = true;
-	st->pid = nla_get_u32(attrs[GPUMEM_A_BUF_OWNER]);
-	return gpumem_nl_dump_dev_filter(cb, st, attrs[GPUMEM_A_BUF_DEV_ID]);
+	return gpumem_nl_dump_begin_filtered(cb, GPUMEM_SNAP_BUFFERS,
+					     gpumem_nl_buf_get_filters);
 }
 
 static bool gpumem_buf_held_by(const struct gpumem_snapshot *snap,
@@ -481,6 +520,254 @@ static int gpumem_nl_stats_get_doit(struct sk_buff *skb,
 	return genlmsg_reply(msg, info);
 }
 
+/* -- limits -- */
+
+/* The (cgroup, device, region) a limit request names, checked. */
+static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
+				  int *minor, u8 *region)
+{
+	struct nlattr **attrs = info->attrs;
+	struct gpumem_snapshot *snap;
+	struct cgroup *cgrp;
+
+	if (GENL_REQ_ATTR_CHECK(info, GPUMEM_A_LIMIT_CGROUP_ID))
+		return -EINVAL;
+	*cgid = nla_get_u64(attrs[GPUMEM_A_LIMIT_CGROUP_ID]);
+	cgrp = cgroup_get_from_id(*cgid);
+	if (IS_ERR(cgrp)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
+				    "no such cgroup (cgroup v2 id)");
+		return -ENOENT;
+	}
+	cgroup_put(cgrp);
+	*region = attrs[GPUMEM_A_LIMIT_REGION] ?
+		  nla_get_u32(attrs[GPUMEM_A_LIMIT_REGION]) : GPUMEM_REGION_VRAM;
+	*minor = GPUMEM_ALL_DEVICES;
+	if (!attrs[GPUMEM_A_LIMIT_DEV_ID])
+		return 0;
+	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	*minor = nla_get_u32(attrs[GPUMEM_A_LIMIT_DEV_ID]);
+	if (gpumem_snap_dev_index(snap, *minor) < 0) {
+		gpumem_snapshot_free(snap);
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_DEV_ID],
+				    "no such DRM device");
+		return -ENODEV;
+	}
+	gpumem_snapshot_free(snap);
+	return 0;
+}
+
+static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	u64 cgid, max = GPUMEM_NO_LIMIT, high = GPUMEM_NO_LIMIT;
+	u32 mode = GPUMEM_LIMIT_MODE_ENFORCE;
+	int minor, ret;
+	u8 region;
+
+	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
+	if (ret)
+		return ret;
+	if (!attrs[GPUMEM_A_LIMIT_MAX_BYTES] && !attrs[GPUMEM_A_LIMIT_HIGH_BYTES]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a limit needs max-bytes, high-bytes or both");
+		return -EINVAL;
+	}
+	if (attrs[GPUMEM_A_LIMIT_MAX_BYTES])
+		max = nla_get_u64(attrs[GPUMEM_A_LIMIT_MAX_BYTES]);
+	if (attrs[GPUMEM_A_LIMIT_HIGH_BYTES])
+		high = nla_get_u64(attrs[GPUMEM_A_LIMIT_HIGH_BYTES]);
+	if (max != GPUMEM_NO_LIMIT && high != GPUMEM_NO_LIMIT && high > max) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[GPUMEM_A_LIMIT_HIGH_BYTES],
+				    "high-bytes is above max-bytes");
+		return -EINVAL;
+	}
+	if (attrs[GPUMEM_A_LIMIT_MODE])
+		mode = nla_get_u32(attrs[GPUMEM_A_LIMIT_MODE]);
+	return gpumem_quota_set_limit(cgid, minor, region, max, high, mode);
+}
+
+static int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	int minor, ret;
+	u64 cgid;
+	u8 region;
+
+	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
+	if (ret)
+		return ret;
+	ret = gpumem_quota_del_limit(cgid, minor, region);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack,
+			       "no limit on that cgroup, device and region");
+	return ret;
+}
+
+static int gpumem_nl_fill_limit(struct sk_buff *skb,
+				const struct gpumem_limit_row *row, u32 portid,
+				u32 seq, int flags, u8 cmd)
+{
+	struct cgroup *cgrp;
+	void *hdr;
+	char *path;
+
+	hdr = genlmsg_put(skb, portid, seq, &gpumem_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_CGROUP_ID, row->cgid,
+			      GPUMEM_A_LIMIT_PAD) ||
+	    (row->minor != GPUMEM_ALL_DEVICES &&
+	     nla_put_u32(skb, GPUMEM_A_LIMIT_DEV_ID, row->minor)) ||
+	    nla_put_u32(skb, GPUMEM_A_LIMIT_REGION, row->region) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_USAGE, row->usage,
+			      GPUMEM_A_LIMIT_PAD))
+		goto cancel;
+	if (row->has_limit &&
+	    ((row->max != GPUMEM_NO_LIMIT &&
+	      gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_MAX_BYTES, row->max,
+				GPUMEM_A_LIMIT_PAD)) ||
+	     (row->high != GPUMEM_NO_LIMIT &&
+	      gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_HIGH_BYTES, row->high,
+				GPUMEM_A_LIMIT_PAD)) ||
+	     nla_put_u32(skb, GPUMEM_A_LIMIT_MODE, row->mode) ||
+	     gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_DENIED, row->denied,
+			       GPUMEM_A_LIMIT_PAD)))
+		goto cancel;
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	cgrp = cgroup_get_from_id(row->cgid);
+	if (path && !IS_ERR(cgrp) && cgroup_path(cgrp, path, PATH_MAX) >= 0 &&
+	    nla_put_string(skb, GPUMEM_A_LIMIT_CGROUP_PATH, path)) {
+		cgroup_put(cgrp);
+		kfree(path);
+		goto cancel;
+	}
+	if (!IS_ERR(cgrp))
+		cgroup_put(cgrp);
+	kfree(path);
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpumem_limit_row *rows;
+	struct sk_buff *msg;
+	size_t nrows, i;
+	int minor, ret;
+	u64 cgid;
+	u8 region;
+
+	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
+	if (ret)
+		return ret;
+	ret = gpumem_quota_rows(&rows, &nrows, true);
+	if (ret)
+		return ret;
+	for (i = 0; i < nrows; i++)
+		if (rows[i].cgid == cgid && rows[i].minor == minor &&
+		    rows[i].region == region)
+			break;
+	if (i == nrows) {
+		NL_SET_ERR_MSG(info->extack,
+			       "no limit on that cgroup, device and region");
+		ret = -ENOENT;
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = gpumem_nl_fill_limit(msg, &rows[i], info->snd_portid,
+				   info->snd_seq, 0, GPUMEM_CMD_LIMIT_GET);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	ret = genlmsg_reply(msg, info);
+out:
+	kvfree(rows);
+	return ret;
+}
+
+/* State of a limit or cgroup dump, in cb->args[0]; cb->args[1]: next row. */
+struct gpumem_nl_rows {
+	struct gpumem_limit_row *rows;
+	size_t nrows;
+};
+
+static int gpumem_nl_rows_start(struct netlink_callback *cb, bool limits_only)
+{
+	struct gpumem_nl_rows *st;
+	int ret;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	ret = gpumem_quota_rows(&st->rows, &st->nrows, limits_only);
+	if (ret) {
+		kfree(st);
+		return ret;
+	}
+	cb->args[0] = (long)st;
+	cb->args[1] = 0;
+	return 0;
+}
+
+static int gpumem_nl_limit_get_start(struct netlink_callback *cb)
+{
+	return gpumem_nl_rows_start(cb, true);
+}
+
+static int gpumem_nl_cgroup_get_start(struct netlink_callback *cb)
+{
+	return gpumem_nl_rows_start(cb, false);
+}
+
+static int gpumem_nl_rows_done(struct netlink_callback *cb)
+{
+	struct gpumem_nl_rows *st = (struct gpumem_nl_rows *)cb->args[0];
+
+	if (st) {
+		kvfree(st->rows);
+		kfree(st);
+	}
+	return 0;
+}
+
+static int gpumem_nl_rows_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb, u8 cmd)
+{
+	struct gpumem_nl_rows *st = (struct gpumem_nl_rows *)cb->args[0];
+	long i;
+
+	for (i = cb->args[1]; i < st->nrows; i++)
+		if (gpumem_nl_fill_limit(skb, &st->rows[i],
+					 NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI, cmd))
+			break;
+	cb->args[1] = i;
+	return skb->len;
+}
+
+static int gpumem_nl_limit_get_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
+{
+	return gpumem_nl_rows_dumpit(skb, cb, GPUMEM_CMD_LIMIT_GET);
+}
+
+static int gpumem_nl_cgroup_get_dumpit(struct sk_buff *skb,
+				       struct netlink_callback *cb)
+{
+	return gpumem_nl_rows_dumpit(skb, cb, GPUMEM_CMD_CGROUP_GET);
+}
+
 static const struct genl_ops gpumem_nl_ops[] = {
 	{
 		.cmd = GPUMEM_CMD_DEV_GET,
@@ -512,10 +799,36 @@ static const struct genl_ops gpumem_nl_ops[] = {
 		.cmd = GPUMEM_CMD_STATS_GET,
 		.doit = gpumem_nl_stats_get_doit,
 	},
-};
-
-enum gpumem_nl_mcgrp {
-	GPUMEM_NL_MCGRP_EVENTS,
+	{
+		.cmd = GPUMEM_CMD_LIMIT_SET,
+		.doit = gpumem_nl_limit_set_doit,
+		.policy = gpumem_limit_policy,
+		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUMEM_CMD_LIMIT_GET,
+		.doit = gpumem_nl_limit_get_doit,
+		.start = gpumem_nl_limit_get_start,
+		.dumpit = gpumem_nl_limit_get_dumpit,
+		.done = gpumem_nl_rows_done,
+		.policy = gpumem_limit_policy,
+		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUMEM_CMD_LIMIT_DEL,
+		.doit = gpumem_nl_limit_del_doit,
+		.policy = gpumem_limit_policy,
+		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUMEM_CMD_CGROUP_GET,
+		.start = gpumem_nl_cgroup_get_start,
+		.dumpit = gpumem_nl_cgroup_get_dumpit,
+		.done = gpumem_nl_rows_done,
+	},
 };
 
 static const struct genl_multicast_group gpumem_nl_mcgrps[] = {
@@ -535,6 +848,79 @@ static struct genl_family gpumem_nl_family __ro_after_init = {
 	.mcgrps = gpumem_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(gpumem_nl_mcgrps),
 };
+
+static atomic64_t gpumem_nl_event_seq = ATOMIC64_INIT(0);
+
+/**
+ * gpumem_netlink_event() - send a quota or threshold event to listeners
+ * @ev: the event (its @seq is assigned here)
+ *
+ * Nothing is built when nobody listens. Allocation does not sleep or reclaim
+ * (the caller may be inside a TTM allocation): an event that cannot be
+ * allocated is lost, and the gap in the sequence numbers shows it.
+ *
+ * Context: process context (it resolves the cgroup's path).
+ */
+void gpumem_netlink_event(struct gpumem_quota_event *ev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
+				GPUMEM_NL_MCGRP_EVENTS))
+		return;
+	ev->seq = atomic64_inc_return(&gpumem_nl_event_seq);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &gpumem_nl_family, 0,
+			  GPUMEM_CMD_QUOTA_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, ev->type) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, ev->seq,
+			      GPUMEM_A_EVENT_PAD) ||
+	    nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, ev->minor) ||
+	    nla_put_u32(msg, GPUMEM_A_EVENT_REGION, ev->region) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_REQUESTED, ev->requested,
+			      GPUMEM_A_EVENT_PAD) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_USAGE, ev->usage,
+			      GPUMEM_A_EVENT_PAD) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_LIMIT, ev->limit,
+			      GPUMEM_A_EVENT_PAD) ||
+	    nla_put_u8(msg, GPUMEM_A_EVENT_DENIED, ev->denied) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SUPPRESSED, ev->suppressed,
+			      GPUMEM_A_EVENT_PAD))
+		goto drop;
+	if (ev->type != GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD &&
+	    (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_CGROUP_ID, ev->cgid,
+			       GPUMEM_A_EVENT_PAD) ||
+	     nla_put_u32(msg, GPUMEM_A_EVENT_MODE, ev->mode)))
+		goto drop;
+	if (ev->pid && (nla_put_u32(msg, GPUMEM_A_EVENT_PID, ev->pid) ||
+			nla_put_string(msg, GPUMEM_A_EVENT_COMM, ev->comm)))
+		goto drop;
+	if (ev->cgid) {
+		struct cgroup *cgrp = cgroup_get_from_id(ev->cgid);
+		char *path = kmalloc(PATH_MAX, GFP_NOWAIT | __GFP_NOWARN);
+
+		if (path && !IS_ERR(cgrp) &&
+		    cgroup_path(cgrp, path, PATH_MAX) >= 0 &&
+		    nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, path)) {
+			kfree(path);
+			cgroup_put(cgrp);
+			goto drop;
+		}
+		kfree(path);
+		if (!IS_ERR(cgrp))
+			cgroup_put(cgrp);
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NL_MCGRP_EVENTS,
+			  GFP_NOWAIT | __GFP_NOWARN);
+	return;
+drop:
+	nlmsg_free(msg);
+}
 
 /**
  * gpumem_netlink_init() - register the "gpumem" generic netlink family

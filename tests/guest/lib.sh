@@ -226,6 +226,10 @@ bochs_expect_ttm() {
 spawn_cmd() {
 	_n=$1
 	shift
+	# Empty the output file here, not only in the child: wait_ready must not
+	# see the READY line of an earlier helper of the same NAME before the
+	# child (slow to fork under KASAN) has truncated the file.
+	: >"$GM_TMP/$_n.out"
 	"$@" >"$GM_TMP/$_n.out" 2>&1 &
 	_pid=$!
 	GM_PIDS="$GM_PIDS $_pid"

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem hooks: wrappers around a TTM device's VRAM/GTT resource managers
+ * (charge and limit at allocation, uncharge at free) and its eviction
+ * callback (no eviction on behalf of a denied allocation).
+ */
+#ifndef GPUMEM_HOOKS_H
+#define GPUMEM_HOOKS_H
+
+struct gpumem_device;
+
+int gpumem_hooks_attach(struct gpumem_device *gdev);
+void gpumem_hooks_detach(struct gpumem_device *gdev);
+
+#endif /* GPUMEM_HOOKS_H */
