@@ -11,7 +11,10 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/cgroup.h>
+#include <linux/mm.h>
 #include "classify.h"
+#include "quota.h"
 #include "debugfs.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -266,6 +269,59 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(gpumem_stats);
 
+static void gpumem_show_limit(struct seq_file *m, u64 v)
+{
+	if (v == GPUMEM_NO_LIMIT)
+		seq_puts(m, " -");
+	else
+		seq_printf(m, " %llu", v);
+}
+
+/* quotas: every limit set, with the usage it applies to. */
+static int gpumem_quotas_show(struct seq_file *m, void *v)
+{
+	struct gpumem_limit_row *rows;
+	size_t nrows, i;
+	char *path;
+	int ret;
+
+	ret = gpumem_quota_rows(&rows, &nrows, true);
+	if (ret)
+		return ret;
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path) {
+		kvfree(rows);
+		return -ENOMEM;
+	}
+	seq_puts(m, "cgroup_id cgroup device region max high mode usage denied\n");
+	for (i = 0; i < nrows; i++) {
+		const struct gpumem_limit_row *r = &rows[i];
+		struct cgroup *cgrp = cgroup_get_from_id(r->cgid);
+
+		seq_printf(m, "%llu ", r->cgid);
+		if (!IS_ERR(cgrp) && cgroup_path(cgrp, path, PATH_MAX) >= 0)
+			seq_escape(m, path, GPUMEM_ESC);
+		else
+			seq_putc(m, '-');
+		if (!IS_ERR(cgrp))
+			cgroup_put(cgrp);
+		if (r->minor == GPUMEM_ALL_DEVICES)
+			seq_puts(m, " all");
+		else
+			seq_printf(m, " card%d", r->minor);
+		seq_printf(m, " %s", gpumem_region_name(r->region));
+		gpumem_show_limit(m, r->max);
+		gpumem_show_limit(m, r->high);
+		seq_printf(m, " %s %llu %llu\n",
+			   r->mode == GPUMEM_LIMIT_MODE_MONITOR ? "monitor" : "enforce",
+			   r->usage, r->denied);
+	}
+	kfree(path);
+	kvfree(rows);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpumem_quotas);
+
 static struct dentry *gpumem_debugfs_dir;
 
 /**
@@ -285,6 +341,8 @@ void gpumem_debugfs_init(void)
 				    &gpumem_table_fops);
 	debugfs_create_file("stats", 0444, gpumem_debugfs_dir, NULL,
 			    &gpumem_stats_fops);
+	debugfs_create_file("quotas", 0444, gpumem_debugfs_dir, NULL,
+			    &gpumem_quotas_fops);
 }
 
 /**
