@@ -10,8 +10,10 @@
  * resource is freed. Charges follow residency: an evicted buffer is
  * uncharged and charged again to whoever makes it resident later. Kernel
  * threads are never charged (evictions and restores done by kworkers,
- * driver-internal work). Placements made before gpumem was loaded were never
- * charged and are never uncharged.
+ * driver-internal work), nor are exiting tasks (what a driver allocates while
+ * a process closes its files on the way out, such as qxl's release and
+ * console buffers, is the driver's, not the container's). Placements made
+ * before gpumem was loaded were never charged and are never uncharged.
  *
  * Driver-internal buffers that a user task happens to allocate (qxl release
  * buffers, an fbdev image allocated on last close) must not stay charged to a
@@ -333,7 +335,7 @@ static struct gpumem_charge *gpumem_charge_alloc_current(void)
  * @quiet: a repeat of a placement just denied (the same request retried by
  *	TTM): decide the same way, but count and report it only once
  * @chargep: the charge, to commit to the resource or cancel; NULL when
- *	nothing was charged (kernel threads)
+ *	nothing was charged (kernel threads, exiting tasks)
  *
  * Checks the limits of the task's cgroup and all its ancestors, on this
  * device and on all devices, and charges them all in one step. Sends the
@@ -352,7 +354,7 @@ int gpumem_quota_charge(int minor, u8 region, u64 bytes, bool quiet,
 	u32 d;
 
 	*chargep = NULL;
-	if (current->flags & PF_KTHREAD)
+	if (current->flags & (PF_KTHREAD | PF_EXITING))
 		return 0;
 	c = gpumem_charge_alloc_current();
 	if (!c)
