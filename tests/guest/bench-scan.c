@@ -9,7 +9,10 @@
  *   walk:   one read of /sys/kernel/debug/gpumem/processes, which walks every
  *           client and classifies every BO in the kernel.
  *
- * usage: bench-scan [-r REPEAT]
+ *   cmd:    with -x, one run of a command (e.g. "gpumemctl ps --json"),
+ *           process start included, its output thrown away.
+ *
+ * usage: bench-scan [-r REPEAT] [-x "PROGRAM ARGS..."]
  * Prints, per method, the median wall time of a full scan and what it found:
  *   fdinfo median_ns=N fds=N keys=N
  *   walk median_ns=N rows=N kernel_walk_ns=N bos=N collect_ns=N
@@ -22,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +138,27 @@ static int scan_walk(void)
 	return rows - 1;
 }
 
+extern char **environ;
+
+/* Run argv once with stdout to /dev/null; returns its exit status or -1. */
+static int run_cmd(char **argv)
+{
+	posix_spawn_file_actions_t fa;
+	int status;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static unsigned long long stat_value(const char *name)
 {
 	char buf[1024], *p;
@@ -150,13 +176,18 @@ int main(int argc, char **argv)
 {
 	static unsigned long long t_fd[MAX_REPEAT], t_walk[MAX_REPEAT],
 		k_walk[MAX_REPEAT], k_col[MAX_REPEAT], k_acc[MAX_REPEAT],
-		k_rel[MAX_REPEAT];
-	int repeat = 15, i, fds = 0, rows = 0, opt;
+		k_rel[MAX_REPEAT], t_cmd[MAX_REPEAT];
+	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0;
+	char *cmd = NULL, *args[16];
 	long keys = 0;
 
-	while ((opt = getopt(argc, argv, "r:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:x:")) != -1) {
+		if (opt == 'x') {
+			cmd = optarg;
+			continue;
+		}
 		if (opt != 'r') {
-			fprintf(stderr, "usage: bench-scan [-r REPEAT]\n");
+			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-x CMD]\n");
 			return 2;
 		}
 		repeat = atoi(optarg);
@@ -166,7 +197,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* Interleave the two methods so both see the same machine state. */
+	if (cmd) {
+		for (args[nargs] = strtok(cmd, " "); args[nargs] && nargs < 15;
+		     args[++nargs] = strtok(NULL, " "))
+			;
+		args[nargs] = NULL;
+	}
+	/* Interleave the methods so all see the same machine state. */
 	for (i = 0; i < repeat; i++) {
 		unsigned long long t0 = now_ns();
 
@@ -179,6 +216,14 @@ int main(int argc, char **argv)
 		k_col[i] = stat_value("last_walk_collect_ns");
 		k_acc[i] = stat_value("last_walk_account_ns");
 		k_rel[i] = stat_value("last_walk_release_ns");
+		if (cmd) {
+			t0 = now_ns();
+			if (run_cmd(args)) {
+				fprintf(stderr, "bench-scan: %s failed\n", args[0]);
+				return 1;
+			}
+			t_cmd[i] = now_ns() - t0;
+		}
 		if (fds < 0 || rows < 0) {
 			fprintf(stderr, "bench-scan: scan failed (fds %d rows %d)\n",
 				fds, rows);
@@ -191,5 +236,7 @@ int main(int argc, char **argv)
 	       median(t_walk, repeat), rows, median(k_walk, repeat),
 	       stat_value("last_walk_bos"), median(k_col, repeat),
 	       median(k_acc, repeat), median(k_rel, repeat));
+	if (cmd)
+		printf("cmd median_ns=%llu\n", median(t_cmd, repeat));
 	return 0;
 }

@@ -45,7 +45,7 @@
 #include <xf86drmMode.h>
 #include <qxl_drm.h>
 
-#define MAX_BOS		256
+#define MAX_BOS		1024
 #define DUMB_WIDTH	1024	/* pixels per row of a dumb buffer */
 #define DUMB_BPP	32
 
