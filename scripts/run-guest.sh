@@ -62,7 +62,7 @@ kvm) accel=(-accel kvm) cpu=host ;;
 *) die "GPUMEM_ACCEL must be tcg, tcg-mt or kvm" ;;
 esac
 default_timeout=300
-[ "$series" = test ] && default_timeout=600
+[ "$series" = test ] && default_timeout=1200
 boot_timeout=${GPUMEM_BOOT_TIMEOUT:-$default_timeout}
 
 qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" "${accel[@]}"

@@ -64,10 +64,28 @@ if record host setup-host "$scripts/setup-host.sh"; then
 		log "test.sh: host checks"
 		run_results host bash "$scripts/host-checks.sh"
 	fi
-	for s in "${fetched[@]}"; do
+	# Guests run $jobs at a time (each TCG guest keeps one core busy), the
+	# slow test kernel first; each one's output is shown when it is done.
+	jobs=${GPUMEM_JOBS:-$(nproc)}
+	order=()
+	for s in "${fetched[@]}"; do [ "$s" = test ] && order+=("$s"); done
+	for s in "${fetched[@]}"; do [ "$s" != test ] && order+=("$s"); done
+	outdir=$(mktemp -d "${TMPDIR:-/tmp}/gpumem-series.XXXXXX")
+	for s in "${order[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 		log "test.sh: series $s"
-		run_results "$s" bash "$scripts/run-guest.sh" "$s"
+		( run_results "$s" bash "$scripts/run-guest.sh" "$s" >"$outdir/$s.out" 2>"$outdir/$s.err";
+		  echo done >"$outdir/$s.done" ) &
+		sleep 2	# let its build claim the shared locks first
 	done
+	wait
+	for s in "${order[@]}"; do
+		cat "$outdir/$s.err" >&2
+		cat "$outdir/$s.out"
+		[ -e "$outdir/$s.done" ] ||
+			echo "GPUMEM-RESULT: FAIL $s harness: the series did not finish" | tee -a "$results"
+	done
+	rm -rf "$outdir"
 fi
 
 pass=$(grep -c '^GPUMEM-RESULT: PASS ' "$results" || true)
