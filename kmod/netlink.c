@@ -32,6 +32,12 @@ static struct netlink_range_validation gpumem_pid_range = {
 	.max = PID_MAX_LIMIT,
 };
 
+/* Limit sizes: U64_MAX is the kernel's "no limit". */
+static struct netlink_range_validation gpumem_bytes_range = {
+	.min = 1,
+	.max = U64_MAX - 1,
+};
+
 static const struct nla_policy gpumem_dev_get_policy[GPUMEM_A_DEV_ID + 1] = {
 	[GPUMEM_A_DEV_ID] = { .type = NLA_U32 },
 };
@@ -46,8 +52,8 @@ static const struct nla_policy gpumem_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
 	[GPUMEM_A_LIMIT_CGROUP_ID] = NLA_POLICY_MIN(NLA_U64, 1),
 	[GPUMEM_A_LIMIT_DEV_ID] = { .type = NLA_U32 },
 	[GPUMEM_A_LIMIT_REGION] = NLA_POLICY_MAX(NLA_U32, GPUMEM_REGION_MAX),
-	[GPUMEM_A_LIMIT_MAX_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
-	[GPUMEM_A_LIMIT_HIGH_BYTES] = NLA_POLICY_MIN(NLA_U64, 1),
+	[GPUMEM_A_LIMIT_MAX_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
+	[GPUMEM_A_LIMIT_HIGH_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
 	[GPUMEM_A_LIMIT_MODE] = NLA_POLICY_MAX(NLA_U32, GPUMEM_LIMIT_MODE_MONITOR),
 };
 
@@ -814,7 +820,6 @@ static const struct genl_ops gpumem_nl_ops[] = {
 		.done = gpumem_nl_rows_done,
 		.policy = gpumem_limit_policy,
 		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = GPUMEM_CMD_LIMIT_DEL,
@@ -879,7 +884,8 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 	    nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, ev->type) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, ev->seq,
 			      GPUMEM_A_EVENT_PAD) ||
-	    nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, ev->minor) ||
+	    (ev->minor != GPUMEM_ALL_DEVICES &&
+	     nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, ev->minor)) ||
 	    nla_put_u32(msg, GPUMEM_A_EVENT_REGION, ev->region) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_REQUESTED, ev->requested,
 			      GPUMEM_A_EVENT_PAD) ||

@@ -15,6 +15,7 @@
 #include "gpumemctl.h"
 #include "output.h"
 #include "query.h"
+#include "quota.h"
 
 static const char help[] =
 	"Usage: gpumemctl export --prometheus [-o FILE]\n"
@@ -25,7 +26,11 @@ static const char help[] =
 	"  gpumem_process_buffers{pid,comm,cgroup,device}\n"
 	"  gpumem_device_capacity_bytes, gpumem_device_used_bytes,\n"
 	"  gpumem_device_free_bytes{device,driver,pci,region}\n"
-	"(all gauges; a device value that is not known is left out).\n"
+	"  gpumem_cgroup_usage_bytes{cgroup,device,region}\n"
+	"  gpumem_cgroup_limit_bytes{cgroup,device,region,kind=\"max\"|\"high\"}\n"
+	"(all gauges; a device value that is not known is left out; device=\"all\"\n"
+	"is the total over all devices, not to be added to the others; the cgroup\n"
+	"families are left out when the loaded module has no quota support).\n"
 	"\n"
 	"  -P, --prometheus   the format (required; the only one so far)\n"
 	"  -o, --output FILE  write FILE atomically (a temporary file in the same\n"
@@ -81,8 +86,56 @@ static void device_family(FILE *f, const struct gm_dev_list *devs, enum dev_valu
 	}
 }
 
-static void write_metrics(FILE *f, const struct gm_dev_list *devs, const struct gm_proc_list *procs)
+/* What is exported: cgroups is NULL when the module cannot tell. */
+struct metrics {
+	const struct gm_dev_list *devs;
+	const struct gm_proc_list *procs;
+	const struct gm_limit_list *cgroups;
+};
+
+static void cgroup_families(FILE *f, const struct gm_limit_list *l)
 {
+	char dev[16], rb[12], id[32];
+	struct prom_label lb[4];
+	size_t i;
+
+	prom_family(f, "gpumem_cgroup_usage_bytes",
+		    "GPU memory charged to a cgroup and its descendants, per device and region.",
+		    "gauge");
+	for (i = 0; i < l->n; i++) {
+		const struct gm_limit *x = &l->v[i];
+
+		if (!x->has_usage)
+			continue;
+		snprintf(id, sizeof(id), "(id %llu)", (unsigned long long)x->cgroup_id);
+		lb[0] = (struct prom_label){ "cgroup", x->cgroup ? x->cgroup : id };
+		lb[1] = (struct prom_label){ "device", gm_limit_device(x, dev) };
+		lb[2] = (struct prom_label){ "region", gm_region_label(x->region, rb) };
+		prom_sample(f, "gpumem_cgroup_usage_bytes", lb, 3, x->usage);
+	}
+	prom_family(f, "gpumem_cgroup_limit_bytes",
+		    "GPU memory limit of a cgroup (max: placements beyond it are denied in "
+		    "enforce mode; high: crossing it is reported).", "gauge");
+	for (i = 0; i < l->n; i++) {
+		const struct gm_limit *x = &l->v[i];
+
+		snprintf(id, sizeof(id), "(id %llu)", (unsigned long long)x->cgroup_id);
+		lb[0] = (struct prom_label){ "cgroup", x->cgroup ? x->cgroup : id };
+		lb[1] = (struct prom_label){ "device", gm_limit_device(x, dev) };
+		lb[2] = (struct prom_label){ "region", gm_region_label(x->region, rb) };
+		lb[3] = (struct prom_label){ "kind", "max" };
+		if (x->has_max)
+			prom_sample(f, "gpumem_cgroup_limit_bytes", lb, 4, x->max);
+		lb[3].value = "high";
+		if (x->has_high)
+			prom_sample(f, "gpumem_cgroup_limit_bytes", lb, 4, x->high);
+	}
+}
+
+static void write_metrics(FILE *f, const struct metrics *m)
+{
+	const struct gm_dev_list *devs = m->devs;
+	const struct gm_proc_list *procs = m->procs;
 	struct proc_labels pl;
 	size_t i;
 	int r;
@@ -122,11 +175,12 @@ static void write_metrics(FILE *f, const struct gm_dev_list *devs, const struct 
 		      "Bytes in use in a device memory region, kernel-internal buffers included.");
 	device_family(f, devs, DEV_FREE, "gpumem_device_free_bytes",
 		      "Free bytes of a device memory region.");
+	if (m->cgroups)
+		cgroup_families(f, m->cgroups);
 }
 
 /* Write through a temporary file in FILE's directory and rename it. */
-static int write_file(const char *path, const struct gm_dev_list *devs,
-		      const struct gm_proc_list *procs)
+static int write_file(const char *path, const struct metrics *m)
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 8);
@@ -150,7 +204,7 @@ static int write_file(const char *path, const struct gm_dev_list *devs,
 		goto fail;
 	}
 	fchmod(fd, 0644);
-	write_metrics(f, devs, procs);
+	write_metrics(f, m);
 	if (fflush(f) != 0 || ferror(f) || fsync(fd) < 0)
 		err = errno ? errno : EIO;
 	if (fclose(f) != 0 && !err)
@@ -176,8 +230,10 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gm_proc_filter all = { 0 };
+	struct gm_limit_list cgroups = { 0 };
 	struct gm_proc_list procs;
 	struct gm_dev_list devs;
+	struct metrics m = { &devs, &procs, &cgroups };
 	struct gm_nl nl = { 0 };
 	const char *out = NULL;
 	bool prom = false;
@@ -221,15 +277,26 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 		gm_nl_close(&nl);
 		return ret;
 	}
+	if (gm_get_cgroups(&nl, &cgroups) < 0) {
+		if (nl.error != EOPNOTSUPP) {	/* EOPNOTSUPP: a module without quotas */
+			ret = gm_nl_report(&nl, "cgroups");
+			gm_proc_list_free(&procs);
+			gm_dev_list_free(&devs);
+			gm_nl_close(&nl);
+			return ret;
+		}
+		m.cgroups = NULL;
+	}
 	gm_nl_close(&nl);
 	gm_procs_sort(&procs);
 
 	if (out) {
-		ret = write_file(out, &devs, &procs);
+		ret = write_file(out, &m);
 	} else {
-		write_metrics(stdout, &devs, &procs);
+		write_metrics(stdout, &m);
 		ret = GM_EXIT_OK;
 	}
+	gm_limit_list_free(&cgroups);
 	gm_proc_list_free(&procs);
 	gm_dev_list_free(&devs);
 	return ret;

@@ -30,6 +30,15 @@ static const char main_help[] =
 	"  top [-i SECONDS] [-n FRAMES]\n"
 	"                             refreshing view, sorted by VRAM; q quits\n"
 	"  stats                      counters of gpumem's walker\n"
+	"  cgroups [-d DEV]           memory charged per cgroup, device and region,\n"
+	"                             with the limits set there\n"
+	"  limit set CGROUP --max SIZE [--high SIZE] [-d DEV] [-r REGION]\n"
+	"            [--mode enforce|monitor]\n"
+	"  limit get|clear CGROUP [-d DEV] [-r REGION]\n"
+	"  limit list                 set, show, remove and list the GPU memory\n"
+	"                             limits of cgroups (CAP_NET_ADMIN)\n"
+	"  watch [-n COUNT] [-t SECONDS]\n"
+	"                             print quota events as they come (root)\n"
 	"  export --prometheus [-o FILE]\n"
 	"                             metrics in the Prometheus text format\n"
 	"  help [COMMAND]             this help, or a command's\n"
@@ -41,7 +50,9 @@ static const char main_help[] =
 	"  -V, --version   print the version\n"
 	"\n"
 	"DEV is cardN, N or a PCI address (0000:00:02.0); CGROUP a cgroup v2\n"
-	"directory, absolute or relative to the cgroup2 mount.\n"
+	"directory, absolute or relative to the cgroup2 mount; SIZE bytes or with\n"
+	"a suffix K, M, G, T (KiB, MiB, GiB, TiB: powers of 1024); REGION vram,\n"
+	"gtt, system or other.\n"
 	"\n"
 	"Exit status: 0 success, 1 other error, 2 bad usage, 3 gpumem module not\n"
 	"loaded, 4 permission denied.\n";
@@ -56,6 +67,9 @@ static const struct {
 	{ "top", cmd_top },
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },
+	{ "cgroups", cmd_cgroups },
+	{ "limit", cmd_limit },
+	{ "watch", cmd_watch },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(*commands))

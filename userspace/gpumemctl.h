@@ -38,6 +38,9 @@ int cmd_buffers(int argc, char **argv, struct gm_opts *o);
 int cmd_top(int argc, char **argv, struct gm_opts *o);
 int cmd_stats(int argc, char **argv, struct gm_opts *o);
 int cmd_export(int argc, char **argv, struct gm_opts *o);
+int cmd_limit(int argc, char **argv, struct gm_opts *o);
+int cmd_cgroups(int argc, char **argv, struct gm_opts *o);
+int cmd_watch(int argc, char **argv, struct gm_opts *o);
 
 /* --- helpers for the subcommands (gpumemctl.c) --- */
 

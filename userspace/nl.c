@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
 #include <netlink/attr.h>
 #include <netlink/errno.h>
 #include <netlink/genl/ctrl.h>
@@ -91,6 +92,26 @@ int gm_nl_parse_ack(const struct nlmsghdr *nlh, size_t len, int *error,
 	return 0;
 }
 
+bool gm_nl_family_gone(const struct nlmsghdr *nlh, size_t len, const char *family)
+{
+	static struct nla_policy policy[CTRL_ATTR_MAX + 1] = {
+		[CTRL_ATTR_FAMILY_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	const struct genlmsghdr *g;
+
+	if (len < NLMSG_HDRLEN + GENL_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
+	    nlh->nlmsg_len > len || nlh->nlmsg_type != GENL_ID_CTRL)
+		return false;
+	g = nlmsg_data(nlh);
+	if (g->cmd != CTRL_CMD_DELFAMILY)
+		return false;
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX, policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME])
+		return false;
+	return strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), family) == 0;
+}
+
 int gm_nl_report(const struct gm_nl *nl, const char *what)
 {
 	const char *name = NULL;
@@ -122,6 +143,9 @@ int gm_nl_report(const struct gm_nl *nl, const char *what)
 	}
 	if (nl->error == EPERM || nl->error == EACCES)
 		fputs(" (this needs CAP_NET_ADMIN, e.g. root)", stderr);
+	else if (nl->error == EOPNOTSUPP && !nl->msg[0])
+		fputs(" (the loaded gpumem module does not know this request: is it older than "
+		      "gpumemctl?)", stderr);
 	fputc('\n', stderr);
 	return nl->error == EPERM || nl->error == EACCES ? GM_EXIT_PERM : GM_EXIT_ERROR;
 }
@@ -362,6 +386,162 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 out:
 	nl_cb_put(cb);
 	return ret;
+}
+
+/* --- multicast events --------------------------------------------------- */
+
+int gm_nl_subscribe(struct gm_nl *nl, const char *family, const char *group)
+{
+	const char *(*attr_name)(uint8_t, int) = nl->attr_name;
+	struct gm_nl ctl = { 0 };
+	int ret, notify, fam, grp, rcvbuf = 1 << 20;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->attr_name = attr_name;
+	clear_error(nl);
+	snprintf(nl->family_name, sizeof(nl->family_name), "%s", family);
+	/* a second socket for the requests: the event socket only receives */
+	ret = gm_nl_open_family(&ctl, "nlctrl");
+	if (ret < 0) {
+		nl->error = ctl.error;
+		nl->lib_err = ctl.lib_err;
+		return ret;
+	}
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		gm_nl_close(&ctl);
+		nl->error = ENOMEM;
+		return -ENOMEM;
+	}
+	ret = genl_connect(nl->sk);
+	if (ret < 0)
+		goto fail;
+	nl_socket_disable_seq_check(nl->sk);
+	/* bursts of events: room for a few thousand (beyond rmem_max with
+	 * CAP_NET_ADMIN; best effort) */
+	if (setsockopt(nl_socket_get_fd(nl->sk), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0)
+		setsockopt(nl_socket_get_fd(nl->sk), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+
+	ret = notify = genl_ctrl_resolve_grp(ctl.sk, "nlctrl", "notify");
+	if (ret < 0)
+		goto fail;
+	ret = nl_socket_add_membership(nl->sk, notify);
+	if (ret < 0)
+		goto fail;
+	ret = fam = genl_ctrl_resolve(ctl.sk, family);
+	if (ret < 0) {
+		if (ret == -NLE_OBJ_NOTFOUND)
+			nl->no_family = true;
+		goto fail;
+	}
+	ret = grp = genl_ctrl_resolve_grp(ctl.sk, family, group);
+	if (ret < 0)
+		goto fail;
+	ret = nl_socket_add_membership(nl->sk, grp);
+	if (ret < 0)
+		goto fail;
+	nl->family = fam;
+	gm_nl_close(&ctl);
+	return 0;
+fail:
+	ret = lib_fail(nl, ret);
+	gm_nl_close(&ctl);
+	gm_nl_close(nl);
+	return ret;
+}
+
+struct present { const char *name; int found; };
+
+static int present_cb(struct nl_msg *msg, void *arg)
+{
+	static struct nla_policy policy[CTRL_ATTR_MAX + 1] = {
+		[CTRL_ATTR_FAMILY_NAME] = { .type = NLA_STRING },
+	};
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct present *p = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, policy) == 0 &&
+	    tb[CTRL_ATTR_FAMILY_NAME] && strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), p->name) == 0)
+		p->found = 1;
+	return 0;
+}
+
+int gm_nl_family_present(const char *family)
+{
+	struct present p = { .name = family };
+	struct gm_nl ctl = { 0 };
+	struct nl_msg *req;
+	int ret;
+
+	ret = gm_nl_open_family(&ctl, "nlctrl");
+	if (ret < 0)
+		return ret;
+	req = gm_nl_request(&ctl, CTRL_CMD_GETFAMILY, true);
+	ret = req ? gm_nl_run(&ctl, req, present_cb, &p) : -ENOMEM;
+	gm_nl_close(&ctl);
+	return ret < 0 ? ret : p.found;
+}
+
+int gm_nl_event_fd(const struct gm_nl *nl)
+{
+	return nl->sk ? nl_socket_get_fd(nl->sk) : -1;
+}
+
+int gm_nl_read_events(struct gm_nl *nl, gm_nl_reply_fn fn, void *arg)
+{
+	static union { struct nlmsghdr h; char b[65536]; } buf;
+	int fd = gm_nl_event_fd(nl);
+	bool gone = false;
+
+	for (;;) {
+		struct sockaddr_nl from;
+		struct iovec iov = { .iov_base = buf.b, .iov_len = sizeof(buf.b) };
+		struct msghdr mh = {
+			.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1,
+		};
+		struct nlmsghdr *nlh;
+		ssize_t n;
+		int len;
+
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || gone)
+				break;
+			nl->error = errno;
+			nl->lib_err = NULL;
+			return -nl->error;	/* ENOBUFS included: the caller goes on */
+		}
+		if (n == 0 || from.nl_pid != 0 || (mh.msg_flags & MSG_TRUNC))
+			continue;	/* not from the kernel, or cut: dropped */
+		len = (int)n;
+		for (nlh = &buf.h; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
+			struct nl_msg *msg;
+			int ret;
+
+			if (nlh->nlmsg_type == GENL_ID_CTRL) {
+				if (gm_nl_family_gone(nlh, nlh->nlmsg_len, nl->family_name))
+					gone = true;
+				continue;
+			}
+			if (gone || nlh->nlmsg_type != nl->family || !fn)
+				continue;
+			msg = nlmsg_convert(nlh);
+			if (!msg) {
+				nl->error = ENOMEM;
+				return -ENOMEM;
+			}
+			ret = fn(msg, arg);
+			nlmsg_free(msg);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (gone) {
+		nl->error = ENODEV;
+		return -ENODEV;
+	}
+	return 0;
 }
 
 #endif /* GM_NL_FAKE */

@@ -31,6 +31,8 @@ struct gm_nl {
 	uint8_t cmd;		/* command of the last request */
 	/* optional: the name of attribute TYPE of CMD's request (for errors) */
 	const char *(*attr_name)(uint8_t cmd, int type);
+	/* gm_nl_subscribe(): the family whose unregistration ends the events */
+	char family_name[32];
 };
 
 /*
@@ -67,6 +69,41 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
  */
 int gm_nl_parse_ack(const struct nlmsghdr *nlh, size_t len, int *error,
 		    char *msg, size_t msglen, int *miss_type);
+
+/*
+ * Multicast events.
+ *
+ * gm_nl_subscribe: a socket in nlctrl's "notify" group (joined first, so
+ * that the family's unregistration is seen whenever it happens) and in the
+ * multicast group GROUP of FAMILY. 0, or -errno with nl->error etc. set:
+ * nl->no_family when FAMILY is not registered, EPERM or EACCES when the
+ * kernel does not let this process join GROUP (an admin-only group),
+ * ENOENT without no_family when FAMILY has no group GROUP.
+ */
+int gm_nl_subscribe(struct gm_nl *nl, const char *family, const char *group);
+/*
+ * gm_nl_family_present: 1 if FAMILY is registered, 0 if not, -errno if
+ * nlctrl could not be asked. Looks through a dump of all families: unlike
+ * a look-up by name, that never makes the kernel load the family's module
+ * (request_module() of a MODULE_ALIAS_GENL_FAMILY), so it is what to poll
+ * while waiting for a module that was unloaded on purpose.
+ */
+int gm_nl_family_present(const char *family);
+/* the descriptor to poll() for POLLIN */
+int gm_nl_event_fd(const struct gm_nl *nl);
+/*
+ * gm_nl_read_events: read what is queued, without blocking, and call fn for
+ * every message of the family the kernel sent (messages from a user space
+ * sender are dropped); fn returning < 0 stops the reading with that value.
+ * Returns 0 when the queue is empty, -ENOBUFS when messages were lost (the
+ * socket's receive buffer overflowed; reading goes on), -ENODEV when the
+ * family was unregistered (nlctrl CTRL_CMD_DELFAMILY: close, and subscribe
+ * again once it is back), another -errno when the socket failed.
+ */
+int gm_nl_read_events(struct gm_nl *nl, gm_nl_reply_fn fn, void *arg);
+
+/* Is nlh (len bytes) nlctrl's notification that FAMILY was unregistered? */
+bool gm_nl_family_gone(const struct nlmsghdr *nlh, size_t len, const char *family);
 
 /*
  * gm_nl_report: print the failure of WHAT to stderr ("gpumemctl: WHAT:

@@ -6,6 +6,7 @@
 #include "parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@
 #include <sys/statfs.h>
 
 #include <linux/magic.h>
+
+#include "../uapi/gpumem.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -167,6 +170,115 @@ int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 bad:
 	return fail(err, errlen, "invalid size '%s' (bytes, or with a suffix K, M, G, T, e.g. 64K)",
 		    s ? s : "");
+}
+
+#define LIMIT_SIZE_HINT \
+	"a whole number of bytes, or a number with a suffix K, M, G, T (KiB, MiB, GiB, TiB; " \
+	"powers of 1024), e.g. 512M or 1.5G"
+
+int parse_limit_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
+{
+	static const struct { const char *sfx; unsigned int shift; } sfx[] = {
+		{ "", 0 }, { "B", 0 },
+		{ "K", 10 }, { "KiB", 10 }, { "KB", 10 },
+		{ "M", 20 }, { "MiB", 20 }, { "MB", 20 },
+		{ "G", 30 }, { "GiB", 30 }, { "GB", 30 },
+		{ "T", 40 }, { "TiB", 40 }, { "TB", 40 },
+	};
+	unsigned char frac[40];	/* the significant fraction digits (at most shift) */
+	const char *dot, *fs;
+	uint64_t ip = 0, fb = 0;
+	size_t nlen, ilen, flen, i, k;
+	unsigned int shift;
+
+	if (!s || !*s)
+		return fail(err, errlen, "empty size (" LIMIT_SIZE_HINT ")");
+	if (*s == '-')
+		return fail(err, errlen, "invalid size '%s' (negative; " LIMIT_SIZE_HINT ")", s);
+	nlen = strspn(s, "0123456789.");
+	for (i = 0; i < sizeof(sfx) / sizeof(*sfx); i++)
+		if (strcasecmp(s + nlen, sfx[i].sfx) == 0)
+			break;
+	dot = memchr(s, '.', nlen);
+	ilen = dot ? (size_t)(dot - s) : nlen;
+	flen = dot ? nlen - ilen - 1 : 0;
+	if (i == sizeof(sfx) / sizeof(*sfx) || nlen == 0 || (dot && memchr(dot + 1, '.', flen)) ||
+	    (dot && flen == 0) || (ilen == 0 && flen == 0))
+		return fail(err, errlen, "invalid size '%s' (" LIMIT_SIZE_HINT ")", s);
+	shift = sfx[i].shift;
+
+	for (i = 0; i < ilen; i++) {
+		if (ip > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			goto overflow;
+		ip = ip * 10 + (uint64_t)(s[i] - '0');
+	}
+	/*
+	 * The fraction: without its trailing zeros, k digits are a whole number
+	 * of bytes times 2^-shift only if k <= shift (a fraction with a last
+	 * digit other than 0 has exactly k decimals; m / 2^shift has at most
+	 * shift). Then double it shift times, digit by digit: the carries out
+	 * of the first digit are the bytes, and what is left must be 0.
+	 */
+	fs = dot ? dot + 1 : s + nlen;
+	while (flen && fs[flen - 1] == '0')
+		flen--;
+	if (flen > shift)
+		goto fraction;
+	for (k = 0; k < flen; k++)
+		frac[k] = (unsigned char)(fs[k] - '0');
+	for (i = 0; flen && i < shift; i++) {
+		unsigned int carry = 0;
+
+		for (k = flen; k-- > 0;) {
+			unsigned int d = frac[k] * 2u + carry;
+
+			frac[k] = (unsigned char)(d % 10);
+			carry = d / 10;
+		}
+		fb = fb * 2 + carry;
+	}
+	for (k = 0; k < flen; k++)
+		if (frac[k])
+			goto fraction;
+	if (shift && ip > UINT64_MAX >> shift)
+		goto overflow;
+	ip <<= shift;
+	if (ip > UINT64_MAX - fb)
+		goto overflow;
+	*bytes = ip + fb;
+	if (*bytes == 0)
+		return fail(err, errlen, "invalid size '%s' (must be at least 1 byte)", s);
+	return 0;
+fraction:
+	return fail(err, errlen, "invalid size '%s' (not a whole number of bytes)", s);
+overflow:
+	return fail(err, errlen, "invalid size '%s' (too large: at most %" PRIu64 " bytes, 16 EiB - 1)",
+		    s, UINT64_MAX);
+}
+
+int parse_region(const char *s, uint32_t *region, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	for (i = 0; s && i <= GPUMEM_REGION_MAX; i++)
+		if (gm_region_name(i) && strcasecmp(s, gm_region_name(i)) == 0) {
+			*region = i;
+			return 0;
+		}
+	return fail(err, errlen, "invalid region '%s' (vram, gtt, system or other)", s ? s : "");
+}
+
+int parse_mode(const char *s, uint32_t *mode, char *err, size_t errlen)
+{
+	if (s && strcasecmp(s, "enforce") == 0) {
+		*mode = GPUMEM_LIMIT_MODE_ENFORCE;
+		return 0;
+	}
+	if (s && strcasecmp(s, "monitor") == 0) {
+		*mode = GPUMEM_LIMIT_MODE_MONITOR;
+		return 0;
+	}
+	return fail(err, errlen, "invalid mode '%s' (enforce or monitor)", s ? s : "");
 }
 
 /* "bb:dd.f" or "dddd:bb:dd.f" in hex -> "dddd:bb:dd.f"; -1 if not a PCI address. */

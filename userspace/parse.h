@@ -35,6 +35,21 @@ int parse_interval(const char *s, unsigned int *ms, char *err, size_t errlen);
  */
 int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
 
+/*
+ * parse_limit_size: a limit in bytes, strictly: a decimal number with an
+ * optional suffix K, M, G, T or KiB, MiB, GiB, TiB (also KB..TB, B; any
+ * case; powers of 1024), e.g. "4096", "512M", "1.5G". Rejected, with a
+ * message that says why: 0, a sign, a fraction that is not a whole number of
+ * bytes ("1.5", "0.1K"), more than UINT64_MAX bytes, anything else.
+ */
+int parse_limit_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
+
+/* "vram", "gtt", "system", "other" (any case) -> enum gpumem_region */
+int parse_region(const char *s, uint32_t *region, char *err, size_t errlen);
+
+/* "enforce", "monitor" (any case) -> enum gpumem_limit_mode */
+int parse_mode(const char *s, uint32_t *mode, char *err, size_t errlen);
+
 /* How a device was named on the command line. */
 struct dev_spec {
 	bool by_id;		/* "cardN" or "N" */

@@ -43,6 +43,25 @@ const char *gm_region_label(uint32_t region, char *buf)
 	return buf;
 }
 
+const char *gm_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case GPUMEM_LIMIT_MODE_ENFORCE: return "enforce";
+	case GPUMEM_LIMIT_MODE_MONITOR: return "monitor";
+	default: return NULL;
+	}
+}
+
+const char *gm_event_type_name(uint32_t type)
+{
+	switch (type) {
+	case GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED: return "quota-exceeded";
+	case GPUMEM_EVENT_TYPE_HIGH_CROSSED: return "high-crossed";
+	case GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD: return "device-threshold";
+	default: return NULL;
+	}
+}
+
 const char *gm_attr_name(uint8_t cmd, int type)
 {
 	static const char *const dev[] = { [GPUMEM_A_DEV_ID] = "id" };
@@ -55,10 +74,21 @@ const char *gm_attr_name(uint8_t cmd, int type)
 		[GPUMEM_A_BUF_OWNER] = "owner (the pid)",
 		[GPUMEM_A_BUF_DEV_ID] = "dev-id",
 	};
+	static const char *const limit[] = {
+		[GPUMEM_A_LIMIT_CGROUP_ID] = "cgroup-id",
+		[GPUMEM_A_LIMIT_DEV_ID] = "dev-id",
+		[GPUMEM_A_LIMIT_REGION] = "region",
+		[GPUMEM_A_LIMIT_MAX_BYTES] = "max-bytes",
+		[GPUMEM_A_LIMIT_HIGH_BYTES] = "high-bytes",
+		[GPUMEM_A_LIMIT_MODE] = "mode",
+	};
 	const char *const *t;
 	size_t n;
 
 	switch (cmd) {
+	case GPUMEM_CMD_LIMIT_SET:
+	case GPUMEM_CMD_LIMIT_GET:
+	case GPUMEM_CMD_LIMIT_DEL: t = limit; n = sizeof(limit) / sizeof(*limit); break;
 	case GPUMEM_CMD_DEV_GET: t = dev; n = sizeof(dev) / sizeof(*dev); break;
 	case GPUMEM_CMD_PROC_GET: t = proc; n = sizeof(proc) / sizeof(*proc); break;
 	case GPUMEM_CMD_BUF_GET: t = buf; n = sizeof(buf) / sizeof(*buf); break;
@@ -119,6 +149,35 @@ static struct nla_policy stats_policy[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_LAST_WALK_CLIENTS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_LAST_WALK_BOS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_DEVICES] = { .type = NLA_U32 },
+};
+
+static struct nla_policy limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
+	[GPUMEM_A_LIMIT_CGROUP_ID] = { .type = NLA_U64 },
+	[GPUMEM_A_LIMIT_CGROUP_PATH] = { .type = NLA_STRING },
+	[GPUMEM_A_LIMIT_DEV_ID] = { .type = NLA_U32 },
+	[GPUMEM_A_LIMIT_REGION] = { .type = NLA_U32 },
+	[GPUMEM_A_LIMIT_MAX_BYTES] = { .type = NLA_U64 },
+	[GPUMEM_A_LIMIT_HIGH_BYTES] = { .type = NLA_U64 },
+	[GPUMEM_A_LIMIT_MODE] = { .type = NLA_U32 },
+	[GPUMEM_A_LIMIT_USAGE] = { .type = NLA_U64 },
+	[GPUMEM_A_LIMIT_DENIED] = { .type = NLA_U64 },
+};
+
+static struct nla_policy event_policy[GPUMEM_A_EVENT_MAX + 1] = {
+	[GPUMEM_A_EVENT_TYPE] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_SEQ] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_CGROUP_ID] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_CGROUP_PATH] = { .type = NLA_STRING },
+	[GPUMEM_A_EVENT_PID] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_COMM] = { .type = NLA_STRING },
+	[GPUMEM_A_EVENT_DEV_ID] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_REGION] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_REQUESTED] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_USAGE] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_LIMIT] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_MODE] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_DENIED] = { .type = NLA_U8 },
+	[GPUMEM_A_EVENT_SUPPRESSED] = { .type = NLA_U64 },
 };
 
 /* --- helpers ----------------------------------------------------------- */
@@ -318,6 +377,87 @@ int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s)
 	return 0;
 }
 
+void gm_limit_free(struct gm_limit *l)
+{
+	free(l->cgroup);
+	memset(l, 0, sizeof(*l));
+}
+
+int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l)
+{
+	struct nlattr *tb[GPUMEM_A_LIMIT_MAX + 1];
+
+	memset(l, 0, sizeof(*l));
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_LIMIT_MAX, limit_policy) < 0 ||
+	    !tb[GPUMEM_A_LIMIT_CGROUP_ID])
+		return -EPROTO;
+	l->cgroup_id = nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID]);
+	l->has_dev = tb[GPUMEM_A_LIMIT_DEV_ID] != NULL;
+	l->dev_id = get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]);
+	l->region = tb[GPUMEM_A_LIMIT_REGION] ? nla_get_u32(tb[GPUMEM_A_LIMIT_REGION]) :
+		    GPUMEM_REGION_VRAM;
+	l->has_max = tb[GPUMEM_A_LIMIT_MAX_BYTES] != NULL;
+	l->max = get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES]);
+	l->has_high = tb[GPUMEM_A_LIMIT_HIGH_BYTES] != NULL;
+	l->high = get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES]);
+	l->has_mode = tb[GPUMEM_A_LIMIT_MODE] != NULL;
+	l->mode = get_u32(tb[GPUMEM_A_LIMIT_MODE]);
+	l->has_usage = tb[GPUMEM_A_LIMIT_USAGE] != NULL;
+	l->usage = get_u64(tb[GPUMEM_A_LIMIT_USAGE]);
+	l->has_denied = tb[GPUMEM_A_LIMIT_DENIED] != NULL;
+	l->denied = get_u64(tb[GPUMEM_A_LIMIT_DENIED]);
+	if (tb[GPUMEM_A_LIMIT_CGROUP_PATH]) {
+		l->cgroup = dup_str(tb[GPUMEM_A_LIMIT_CGROUP_PATH]);
+		if (!l->cgroup)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void gm_event_free(struct gm_event *e)
+{
+	free(e->cgroup);
+	free(e->comm);
+	memset(e, 0, sizeof(*e));
+}
+
+int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
+{
+	struct nlattr *tb[GPUMEM_A_EVENT_MAX + 1];
+
+	memset(e, 0, sizeof(*e));
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_EVENT_MAX, event_policy) < 0)
+		return -EPROTO;
+#define TAKE(field, attr, get)                                  \
+	do {                                                    \
+		e->has_##field = tb[GPUMEM_A_EVENT_##attr] != NULL; \
+		e->field = get(tb[GPUMEM_A_EVENT_##attr]);      \
+	} while (0)
+	TAKE(type, TYPE, get_u32);
+	TAKE(seq, SEQ, get_u64);
+	TAKE(cgroup_id, CGROUP_ID, get_u64);
+	TAKE(pid, PID, get_u32);
+	TAKE(dev_id, DEV_ID, get_u32);
+	TAKE(region, REGION, get_u32);
+	TAKE(requested, REQUESTED, get_u64);
+	TAKE(usage, USAGE, get_u64);
+	TAKE(limit, LIMIT, get_u64);
+	TAKE(mode, MODE, get_u32);
+#undef TAKE
+	e->has_denied = tb[GPUMEM_A_EVENT_DENIED] != NULL;
+	e->denied = e->has_denied && nla_get_u8(tb[GPUMEM_A_EVENT_DENIED]);
+	e->suppressed = get_u64(tb[GPUMEM_A_EVENT_SUPPRESSED]);
+	if (tb[GPUMEM_A_EVENT_CGROUP_PATH])
+		e->cgroup = dup_str(tb[GPUMEM_A_EVENT_CGROUP_PATH]);
+	if (tb[GPUMEM_A_EVENT_COMM])
+		e->comm = dup_str(tb[GPUMEM_A_EVENT_COMM]);
+	if ((tb[GPUMEM_A_EVENT_CGROUP_PATH] && !e->cgroup) || (tb[GPUMEM_A_EVENT_COMM] && !e->comm)) {
+		gm_event_free(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* --- requests ---------------------------------------------------------- */
 
 static int dev_cb(struct nl_msg *msg, void *arg)
@@ -356,6 +496,33 @@ static int buf_cb(struct nl_msg *msg, void *arg)
 	ret = gm_parse_buf(msg, &l->v[l->n]);
 	if (ret == 0)
 		l->n++;
+	return ret;
+}
+
+static int limit_list_cb(struct nl_msg *msg, void *arg)
+{
+	struct gm_limit_list *l = arg;
+	int ret;
+
+	if (grow((void **)&l->v, &l->n, &l->cap, sizeof(*l->v)))
+		return -ENOMEM;
+	ret = gm_parse_limit(msg, &l->v[l->n]);
+	if (ret == 0)
+		l->n++;
+	return ret;
+}
+
+struct limit_one { struct gm_limit *out; int n; bool parsed; };
+
+static int limit_one_cb(struct nl_msg *msg, void *arg)
+{
+	struct limit_one *o = arg;
+	int ret;
+
+	if (o->n++)
+		return -EPROTO;	/* a "do" has one reply */
+	ret = gm_parse_limit(msg, o->out);
+	o->parsed = ret == 0;
 	return ret;
 }
 
@@ -459,6 +626,137 @@ int gm_get_stats(struct gm_nl *nl, struct gm_stats *out)
 	if (!req)
 		return no_memory(nl);
 	return gm_nl_run(nl, req, stats_cb, out);
+}
+
+/* The attributes that name a limit; -ENOMEM if they do not fit. */
+static int put_limit_key(struct nl_msg *req, const struct gm_limit_key *k)
+{
+	if (nla_put_u64(req, GPUMEM_A_LIMIT_CGROUP_ID, k->cgroup_id) < 0 ||
+	    (k->has_dev && nla_put_u32(req, GPUMEM_A_LIMIT_DEV_ID, k->dev_id) < 0) ||
+	    nla_put_u32(req, GPUMEM_A_LIMIT_REGION, k->region) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int gm_limit_set(struct gm_nl *nl, const struct gm_limit_req *r)
+{
+	struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_LIMIT_SET, false);
+
+	if (!req)
+		return no_memory(nl);
+	if (put_limit_key(req, &r->key) < 0 ||
+	    (r->has_max && nla_put_u64(req, GPUMEM_A_LIMIT_MAX_BYTES, r->max) < 0) ||
+	    (r->has_high && nla_put_u64(req, GPUMEM_A_LIMIT_HIGH_BYTES, r->high) < 0) ||
+	    (r->has_mode && nla_put_u32(req, GPUMEM_A_LIMIT_MODE, r->mode) < 0)) {
+		nlmsg_free(req);
+		return no_memory(nl);
+	}
+	return gm_nl_run(nl, req, NULL, NULL);
+}
+
+int gm_limit_get(struct gm_nl *nl, const struct gm_limit_key *key, struct gm_limit *out)
+{
+	struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_LIMIT_GET, false);
+	struct limit_one o = { .out = out };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!req)
+		return no_memory(nl);
+	if (put_limit_key(req, key) < 0) {
+		nlmsg_free(req);
+		return no_memory(nl);
+	}
+	ret = gm_nl_run(nl, req, limit_one_cb, &o);
+	if (ret == 0 && o.n == 0) {
+		nl->error = EPROTO;	/* an ACK without the reply */
+		ret = -EPROTO;
+	}
+	if (ret && o.parsed)
+		gm_limit_free(out);
+	return ret;
+}
+
+int gm_limit_del(struct gm_nl *nl, const struct gm_limit_key *key)
+{
+	struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_LIMIT_DEL, false);
+
+	if (!req)
+		return no_memory(nl);
+	if (put_limit_key(req, key) < 0) {
+		nlmsg_free(req);
+		return no_memory(nl);
+	}
+	return gm_nl_run(nl, req, NULL, NULL);
+}
+
+static int limit_dump(struct gm_nl *nl, uint8_t cmd, struct gm_limit_list *out)
+{
+	int ret = 0, i;
+
+	for (i = 0; i < GM_DUMP_TRIES; i++) {
+		struct nl_msg *req = gm_nl_request(nl, cmd, true);
+
+		memset(out, 0, sizeof(*out));
+		if (!req)
+			return no_memory(nl);
+		ret = gm_nl_run(nl, req, limit_list_cb, out);
+		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
+			break;
+		gm_limit_list_free(out);
+	}
+	if (ret)
+		gm_limit_list_free(out);
+	else
+		gm_limits_sort(out);
+	return ret;
+}
+
+int gm_get_limits(struct gm_nl *nl, struct gm_limit_list *out)
+{
+	return limit_dump(nl, GPUMEM_CMD_LIMIT_GET, out);
+}
+
+int gm_get_cgroups(struct gm_nl *nl, struct gm_limit_list *out)
+{
+	return limit_dump(nl, GPUMEM_CMD_CGROUP_GET, out);
+}
+
+static int cmp_limit(const void *a, const void *b)
+{
+	const struct gm_limit *x = a, *y = b;
+	int c;
+
+	if (x->cgroup && y->cgroup) {
+		c = strcmp(x->cgroup, y->cgroup);
+		if (c)
+			return c;
+	} else if (x->cgroup || y->cgroup) {
+		return x->cgroup ? -1 : 1;	/* unknown paths last */
+	}
+	if (x->cgroup_id != y->cgroup_id)
+		return x->cgroup_id < y->cgroup_id ? -1 : 1;
+	if (x->has_dev != y->has_dev)
+		return x->has_dev ? 1 : -1;	/* all devices first */
+	if (x->dev_id != y->dev_id)
+		return x->dev_id < y->dev_id ? -1 : 1;
+	return x->region < y->region ? -1 : x->region > y->region;
+}
+
+void gm_limits_sort(struct gm_limit_list *l)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_limit);
+}
+
+void gm_limit_list_free(struct gm_limit_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		gm_limit_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 static int cmp_proc(const void *a, const void *b)

@@ -65,9 +65,54 @@ struct gm_stats {
 	uint32_t devices;
 };
 
+/*
+ * A limit (LIMIT_GET) or a cgroup's usage on a device and region with the
+ * limit set on exactly that (CGROUP_GET): the "limit" attribute set.
+ */
+struct gm_limit {
+	uint64_t cgroup_id;
+	char *cgroup;		/* path below the cgroup2 root; NULL if not sent */
+	bool has_dev;		/* false: all devices */
+	uint32_t dev_id;
+	uint32_t region;	/* vram when not sent */
+	bool has_max, has_high, has_mode, has_usage, has_denied;
+	uint64_t max, high;
+	uint32_t mode;		/* enum gpumem_limit_mode */
+	uint64_t usage, denied;
+};
+
+/* What names a limit: cgroup, device (or all) and region. */
+struct gm_limit_key {
+	uint64_t cgroup_id;
+	bool has_dev;
+	uint32_t dev_id;
+	uint32_t region;
+};
+
+/* LIMIT_SET: at least one of max and high. */
+struct gm_limit_req {
+	struct gm_limit_key key;
+	bool has_max, has_high, has_mode;
+	uint64_t max, high;
+	uint32_t mode;
+};
+
+/* A QUOTA_EVENT of the "events" multicast group; has_* for what was sent. */
+struct gm_event {
+	uint32_t type;		/* enum gpumem_event_type */
+	bool has_type, has_seq, has_cgroup_id, has_pid, has_dev_id, has_region;
+	bool has_requested, has_usage, has_limit, has_mode, has_denied;
+	uint64_t seq, cgroup_id;
+	char *cgroup, *comm;	/* NULL if not sent */
+	uint32_t pid, dev_id, region, mode;
+	uint64_t requested, usage, limit, suppressed;
+	bool denied;
+};
+
 struct gm_dev_list { struct gm_dev *v; size_t n, cap; };
 struct gm_proc_list { struct gm_proc *v; size_t n, cap; };
 struct gm_buf_list { struct gm_buf *v; size_t n, cap; };
+struct gm_limit_list { struct gm_limit *v; size_t n, cap; };
 
 struct gm_proc_filter {
 	bool has_pid, has_dev, has_cgroup;
@@ -82,15 +127,32 @@ int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_pro
 int gm_get_bufs(struct gm_nl *nl, uint32_t owner, bool has_dev, uint32_t dev_id,
 		struct gm_buf_list *out);
 int gm_get_stats(struct gm_nl *nl, struct gm_stats *out);
+int gm_limit_set(struct gm_nl *nl, const struct gm_limit_req *req);
+int gm_limit_get(struct gm_nl *nl, const struct gm_limit_key *key, struct gm_limit *out);
+int gm_limit_del(struct gm_nl *nl, const struct gm_limit_key *key);
+/* every limit (LIMIT_GET dump), sorted (gm_limits_sort) */
+int gm_get_limits(struct gm_nl *nl, struct gm_limit_list *out);
+/* usage per cgroup, device and region (CGROUP_GET dump), sorted */
+int gm_get_cgroups(struct gm_nl *nl, struct gm_limit_list *out);
 
 /* Reply parsers (exposed for the unit tests): 0, -EPROTO or -ENOMEM. */
 int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d);
 int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p);
 int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b);
 int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s);
+int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l);
+int gm_parse_event(struct nl_msg *msg, struct gm_event *e);
 
 /* name of attribute TYPE in CMD's request, for error messages (nl->attr_name) */
 const char *gm_attr_name(uint8_t cmd, int type);
+
+/* "enforce", "monitor"; NULL for a value this tool does not know */
+const char *gm_mode_name(uint32_t mode);
+/* "quota-exceeded", "high-crossed", "device-threshold"; NULL if unknown */
+const char *gm_event_type_name(uint32_t type);
+
+/* sort by cgroup path (then id), all devices before each device, region */
+void gm_limits_sort(struct gm_limit_list *l);
 
 /* sort by pid, then device */
 void gm_procs_sort(struct gm_proc_list *l);
@@ -100,5 +162,8 @@ const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
 void gm_dev_list_free(struct gm_dev_list *l);
 void gm_proc_list_free(struct gm_proc_list *l);
 void gm_buf_list_free(struct gm_buf_list *l);
+void gm_limit_free(struct gm_limit *l);
+void gm_limit_list_free(struct gm_limit_list *l);
+void gm_event_free(struct gm_event *e);
 
 #endif

@@ -7,14 +7,28 @@
  * applies the request's filters. Everything above it - query.c, the
  * commands, the printing - is the real code.
  *
- * GM_FAKE in the environment picks a failure:
- *   nomodule  the family does not exist
- *   eperm     BUF_GET is refused (a caller without CAP_NET_ADMIN)
- *   dumpfail  PROC_GET fails half-way with an extack message
+ * GM_FAKE in the environment picks a failure or a scenario:
+ *   nomodule    the family does not exist
+ *   eperm       BUF_GET and the LIMIT_* requests are refused, and joining the
+ *               events group (a caller without CAP_NET_ADMIN/CAP_SYS_ADMIN)
+ *   dumpfail    PROC_GET fails half-way with an extack message
+ *   oldmodule   a module without quotas: LIMIT_*, CGROUP_GET are
+ *               EOPNOTSUPP and there is no "events" group
+ *   watch       the events group delivers a script (fake_watch below): events
+ *               with a gap in seq, a receive buffer overflow, the family going
+ *               away and coming back at the third look-up, one more event
+ *   watch-idle  the events group never delivers anything
+ *
+ * Limits set in one run (LIMIT_SET) are kept for that process only, so that
+ * `limit set` reads back what it set.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -23,6 +37,7 @@
 #include "../../uapi/gpumem.h"
 #include "../drminfo.h"
 #include "../nl.h"
+#include "../parse.h"
 
 #define FAKE_FAMILY 0x20
 
@@ -118,7 +133,63 @@ static const struct fake_buf {
 	{ 2, 815, 2, 65536, GPUMEM_REGION_SYSTEM, 0, 0, 0, { 815 } },
 };
 
+/* The limits (LIMIT_GET dump) and the cgroup rows (CGROUP_GET). */
+struct fake_limit {
+	uint64_t cgroup_id;
+	const char *path;
+	int has_dev;
+	uint32_t dev, region;
+	int has_max, has_high;
+	uint64_t max, high;
+	uint32_t mode;
+	uint64_t usage, denied;
+	int has_limit;	/* cgroup rows: a limit is set on exactly this row */
+};
+
+#define MiB 1048576ULL
+static struct fake_limit limits[16] = {
+	{ 4711, "/test/a", 0, 0, GPUMEM_REGION_VRAM, 1, 1, 64 * MiB, 48 * MiB,
+	  GPUMEM_LIMIT_MODE_ENFORCE, 72 * MiB, 2, 1 },
+	{ 4712, "/test/a b", 1, 2, GPUMEM_REGION_SYSTEM, 0, 1, 0, MiB,
+	  GPUMEM_LIMIT_MODE_ENFORCE, 2 * MiB, 0, 1 },
+	{ 4713, "/test/a/big", 1, 0, GPUMEM_REGION_VRAM, 1, 0, 64 * MiB, 0,
+	  GPUMEM_LIMIT_MODE_MONITOR, 64 * MiB, 3, 1 },
+};
+static size_t nlimits = 3;
+
+/* every charge counts on its device and on "all devices" (kmod/quota.c) */
+static const struct fake_limit cgroup_rows[] = {	/* not sorted: the tool sorts */
+	{ 4713, "/test/a/big", 1, 0, GPUMEM_REGION_GTT, 0, 0, 0, 0, 0, 4096, 0, 0 },
+	{ 4713, "/test/a/big", 0, 0, GPUMEM_REGION_GTT, 0, 0, 0, 0, 0, 4096, 0, 0 },
+	{ 4713, "/test/a/big", 0, 0, GPUMEM_REGION_VRAM, 0, 0, 0, 0, 0, 64 * MiB, 0, 0 },
+	{ 4712, "/test/a b", 0, 0, GPUMEM_REGION_SYSTEM, 0, 0, 0, 0, 0, 2 * MiB, 0, 0 },
+	{ 4712, "/test/a b", 0, 0, GPUMEM_REGION_VRAM, 0, 0, 0, 0, 0, MiB, 0, 0 },
+	{ 4711, "/test/a", 1, 0, GPUMEM_REGION_VRAM, 0, 0, 0, 0, 0, 72 * MiB, 0, 0 },
+	{ 4711, "/test/a", 0, 0, GPUMEM_REGION_VRAM, 1, 1, 64 * MiB, 48 * MiB,
+	  GPUMEM_LIMIT_MODE_ENFORCE, 72 * MiB, 2, 1 },
+	{ 4712, "/test/a b", 1, 0, GPUMEM_REGION_VRAM, 0, 0, 0, 0, 0, MiB, 0, 0 },
+	{ 4712, "/test/a b", 1, 2, GPUMEM_REGION_SYSTEM, 0, 1, 0, MiB,
+	  GPUMEM_LIMIT_MODE_ENFORCE, 2 * MiB, 0, 1 },
+	{ 4713, "/test/a/big", 1, 0, GPUMEM_REGION_VRAM, 1, 0, 64 * MiB, 0,
+	  GPUMEM_LIMIT_MODE_MONITOR, 64 * MiB, 3, 1 },
+};
+
 #define N(a) (sizeof(a) / sizeof(*(a)))
+
+/* The path of a cgroup id, as the kernel knows it; NULL: no such cgroup. */
+static const char *cgroup_path(uint64_t id)
+{
+	char root[256];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < N(procs); i++)
+		if (procs[i].cgroup && procs[i].cgroup_id == id)
+			return procs[i].cgroup;
+	if (stat(cgroup2_root(root, sizeof(root)), &st) == 0 && st.st_ino == id)
+		return "/";
+	return NULL;
+}
 
 static struct nl_msg *reply(uint8_t cmd)
 {
@@ -157,6 +228,142 @@ static int is_below(const char *path, const char *root)
 	size_t n = strlen(root);
 
 	return path && strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static void put_limit(struct nl_msg *m, const struct fake_limit *l, int cgroup_row)
+{
+	put_u64(m, GPUMEM_A_LIMIT_CGROUP_ID, l->cgroup_id, GPUMEM_A_LIMIT_PAD);
+	nla_put_string(m, GPUMEM_A_LIMIT_CGROUP_PATH, l->path);
+	if (l->has_dev)
+		nla_put_u32(m, GPUMEM_A_LIMIT_DEV_ID, l->dev);
+	nla_put_u32(m, GPUMEM_A_LIMIT_REGION, l->region);
+	put_u64(m, GPUMEM_A_LIMIT_USAGE, l->usage, GPUMEM_A_LIMIT_PAD);
+	if (cgroup_row && !l->has_limit)
+		return;
+	if (l->has_max)
+		put_u64(m, GPUMEM_A_LIMIT_MAX_BYTES, l->max, GPUMEM_A_LIMIT_PAD);
+	if (l->has_high)
+		put_u64(m, GPUMEM_A_LIMIT_HIGH_BYTES, l->high, GPUMEM_A_LIMIT_PAD);
+	nla_put_u32(m, GPUMEM_A_LIMIT_MODE, l->mode);
+	put_u64(m, GPUMEM_A_LIMIT_DENIED, l->denied, GPUMEM_A_LIMIT_PAD);
+}
+
+/* The limit the request names; -1 if there is none. */
+static int find_limit(struct nlattr **tb)
+{
+	uint64_t id = nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID]);
+	int has_dev = tb[GPUMEM_A_LIMIT_DEV_ID] != NULL;
+	uint32_t dev = has_dev ? nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) : 0;
+	uint32_t region = tb[GPUMEM_A_LIMIT_REGION] ? nla_get_u32(tb[GPUMEM_A_LIMIT_REGION]) :
+			  GPUMEM_REGION_VRAM;
+	size_t i;
+
+	for (i = 0; i < nlimits; i++)
+		if (limits[i].cgroup_id == id && limits[i].has_dev == has_dev &&
+		    (!has_dev || limits[i].dev == dev) && limits[i].region == region)
+			return (int)i;
+	return -1;
+}
+
+/* LIMIT_SET/GET/DEL and CGROUP_GET, checked as kmod/netlink.c checks them. */
+static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
+		     gm_nl_reply_fn fn, void *arg, int *cb_err)
+{
+	int dump = (nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP, i;
+	struct fake_limit *l;
+	size_t k;
+
+	static int root_added;
+	char root[256];
+	struct stat st;
+
+	if (strcmp(fake_mode(), "oldmodule") == 0)
+		return fail(nl, EOPNOTSUPP, NULL, -1);
+	/* a limit on the cgroup2 root of this host, so that the tests can name it */
+	if (!root_added && stat(cgroup2_root(root, sizeof(root)), &st) == 0) {
+		limits[nlimits++] = (struct fake_limit){
+			st.st_ino, "/", 0, 0, GPUMEM_REGION_VRAM, 1, 0, 1024 * MiB, 0,
+			GPUMEM_LIMIT_MODE_ENFORCE, 5 * MiB, 0, 1,
+		};
+	}
+	root_added = 1;
+	if (cmd == GPUMEM_CMD_CGROUP_GET) {
+		for (k = 0; k < N(cgroup_rows); k++) {
+			struct nl_msg *m = reply(cmd);
+
+			put_limit(m, &cgroup_rows[k], 1);
+			if (deliver(m, fn, arg, cb_err) < 0)
+				return fail(nl, -*cb_err, NULL, -1);
+		}
+		return 0;
+	}
+	if (strcmp(fake_mode(), "eperm") == 0)
+		return fail(nl, EPERM, NULL, -1);
+	if (cmd == GPUMEM_CMD_LIMIT_GET && dump) {
+		for (k = 0; k < nlimits; k++) {
+			struct nl_msg *m = reply(cmd);
+
+			put_limit(m, &limits[k], 0);
+			if (deliver(m, fn, arg, cb_err) < 0)
+				return fail(nl, -*cb_err, NULL, -1);
+		}
+		return 0;
+	}
+	if (!tb[GPUMEM_A_LIMIT_CGROUP_ID])
+		return fail(nl, EINVAL, "cgroup-id is required", GPUMEM_A_LIMIT_CGROUP_ID);
+	if (tb[GPUMEM_A_LIMIT_REGION] && nla_get_u32(tb[GPUMEM_A_LIMIT_REGION]) > GPUMEM_REGION_MAX)
+		return fail(nl, EINVAL, "unknown region", -1);
+	i = find_limit(tb);
+	if (cmd == GPUMEM_CMD_LIMIT_GET || cmd == GPUMEM_CMD_LIMIT_DEL) {
+		if (i < 0)
+			return fail(nl, ENOENT, "no limit on this cgroup, device and region", -1);
+		if (cmd == GPUMEM_CMD_LIMIT_DEL) {
+			limits[i] = limits[--nlimits];
+			return 0;
+		}
+		{
+			struct nl_msg *m = reply(cmd);
+
+			put_limit(m, &limits[i], 0);
+			return deliver(m, fn, arg, cb_err) < 0 ? fail(nl, -*cb_err, NULL, -1) : 0;
+		}
+	}
+	/* LIMIT_SET */
+	if (!tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES])
+		return fail(nl, EINVAL, "max-bytes or high-bytes is required", -1);
+	if ((tb[GPUMEM_A_LIMIT_MAX_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES])) ||
+	    (tb[GPUMEM_A_LIMIT_HIGH_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES])))
+		return fail(nl, EINVAL, "a limit is at least 1 byte", -1);
+	if (tb[GPUMEM_A_LIMIT_MAX_BYTES] && tb[GPUMEM_A_LIMIT_HIGH_BYTES] &&
+	    nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES]) > nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES]))
+		return fail(nl, EINVAL, "high-bytes is more than max-bytes", -1);
+	if (tb[GPUMEM_A_LIMIT_MODE] && nla_get_u32(tb[GPUMEM_A_LIMIT_MODE]) > GPUMEM_LIMIT_MODE_MONITOR)
+		return fail(nl, EINVAL, "unknown mode", -1);
+	if (tb[GPUMEM_A_LIMIT_DEV_ID] && nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) >= N(devs))
+		return fail(nl, ENODEV, "no such device", -1);
+	if (!cgroup_path(nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID])))
+		return fail(nl, ENOENT, "no such cgroup", -1);
+	if (i < 0) {
+		if (nlimits == N(limits))
+			return fail(nl, ENOSPC, "too many limits", -1);
+		i = (int)nlimits++;
+		memset(&limits[i], 0, sizeof(limits[i]));
+	}
+	l = &limits[i];
+	l->cgroup_id = nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID]);
+	l->path = cgroup_path(l->cgroup_id);
+	l->has_dev = tb[GPUMEM_A_LIMIT_DEV_ID] != NULL;
+	l->dev = l->has_dev ? nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) : 0;
+	l->region = tb[GPUMEM_A_LIMIT_REGION] ? nla_get_u32(tb[GPUMEM_A_LIMIT_REGION]) :
+		    GPUMEM_REGION_VRAM;
+	l->has_max = tb[GPUMEM_A_LIMIT_MAX_BYTES] != NULL;
+	l->max = l->has_max ? nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES]) : 0;
+	l->has_high = tb[GPUMEM_A_LIMIT_HIGH_BYTES] != NULL;
+	l->high = l->has_high ? nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES]) : 0;
+	l->mode = tb[GPUMEM_A_LIMIT_MODE] ? nla_get_u32(tb[GPUMEM_A_LIMIT_MODE]) :
+		  GPUMEM_LIMIT_MODE_ENFORCE;
+	l->has_limit = 1;
+	return 0;
 }
 
 int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
@@ -290,6 +497,13 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 		ret = deliver(m, fn, arg, &cb_err);
 		break;
 	}
+	case GPUMEM_CMD_LIMIT_SET:
+	case GPUMEM_CMD_LIMIT_GET:
+	case GPUMEM_CMD_LIMIT_DEL:
+	case GPUMEM_CMD_CGROUP_GET:
+		ret = limit_cmd(nl, req, cmd, tb, fn, arg, &cb_err);
+		nlmsg_free(req);
+		return ret;
 	default:
 		nlmsg_free(req);
 		return fail(nl, EOPNOTSUPP, NULL, -1);
@@ -315,4 +529,164 @@ void gm_drm_enrich(struct gm_dev *d)
 	} else if (d->id == 2) {
 		d->desc = strdup("Virtual GEM provider");
 	}
+}
+
+/* --- the events group ------------------------------------------------------ */
+
+enum step_kind { EV, LOST, GONE };
+static const struct fake_step {
+	enum step_kind kind;
+	uint32_t type;
+	uint64_t seq, cgroup_id;
+	const char *cgroup, *comm;
+	uint32_t pid, dev, region;
+	uint64_t requested, usage, limit;
+	int mode, denied;	/* -1: not sent */
+	uint64_t suppressed;
+} script[] = {
+	/* first connection */
+	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 1, 4711, "/test/a", "gpumem-alloc", 812, 0,
+	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0 },
+	{ EV, GPUMEM_EVENT_TYPE_HIGH_CROSSED, 2, 4713, "/test/a/big", "big", 900, 0,
+	  GPUMEM_REGION_VRAM, MiB, 48 * MiB, 48 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 0, 0 },
+	{ EV, GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD, 5, 0, NULL, NULL, 0, 0,
+	  GPUMEM_REGION_VRAM, MiB, 120 * MiB, 120795955, -1, 0, 0 },
+	{ LOST, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 6, 4712, "/test/a b", "gm sp\tace", 815, 2,
+	  GPUMEM_REGION_SYSTEM, 65536, 2 * MiB, 2 * MiB, GPUMEM_LIMIT_MODE_MONITOR, 0, 3 },
+	{ GONE, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	/* after the module came back: numbering starts again */
+	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 1, 4711, "/test/a", "gpumem-alloc", 812, 0,
+	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0 },
+};
+
+static struct {
+	int pipe[2];		/* readable while the script has steps for this connection */
+	size_t next;		/* the next step */
+	int gone, lookups;	/* the family is away; look-ups since */
+	int subscribed;
+} w = { { -1, -1 }, 0, 0, 0, 0 };
+
+static int watching(void)
+{
+	return strcmp(fake_mode(), "watch") == 0;
+}
+
+static void arm(void)
+{
+	char c = 1, buf[16];
+
+	while (read(w.pipe[0], buf, sizeof(buf)) > 0)	/* non-blocking: drain */
+		;
+	if (watching() && w.subscribed && !w.gone && w.next < N(script) &&
+	    write(w.pipe[1], &c, 1) != 1)
+		abort();
+}
+
+int gm_nl_subscribe(struct gm_nl *nl, const char *family, const char *group)
+{
+	const char *mode = fake_mode();
+
+	(void)group;
+	memset(nl, 0, sizeof(*nl));
+	nl->miss_type = -1;
+	snprintf(nl->family_name, sizeof(nl->family_name), "%s", family);
+	if (strcmp(mode, "nomodule") == 0 || w.gone) {
+		nl->error = ENOENT;
+		nl->no_family = true;
+		nl->lib_err = "Object not found";
+		return -ENOENT;
+	}
+	if (strcmp(mode, "eperm") == 0) {
+		nl->error = EPERM;
+		return -EPERM;
+	}
+	if (strcmp(mode, "oldmodule") == 0) {
+		nl->error = ENOENT;
+		nl->lib_err = "Object not found";
+		return -ENOENT;
+	}
+	if (w.pipe[0] < 0 && pipe(w.pipe) < 0)
+		abort();
+	fcntl(w.pipe[0], F_SETFL, O_NONBLOCK);
+	w.gone = 0;
+	w.subscribed = 1;
+	nl->family = FAKE_FAMILY;
+	arm();
+	return 0;
+}
+
+/* After the script's GONE: absent for two looks, back at the third. */
+int gm_nl_family_present(const char *family)
+{
+	if (strcmp(family, GPUMEM_FAMILY_NAME) != 0 || strcmp(fake_mode(), "nomodule") == 0)
+		return 0;
+	if (w.gone && ++w.lookups < 3)
+		return 0;
+	w.gone = 0;
+	return 1;
+}
+
+int gm_nl_event_fd(const struct gm_nl *nl)
+{
+	(void)nl;
+	return w.pipe[0];
+}
+
+static struct nl_msg *event_msg(const struct fake_step *s)
+{
+	struct nl_msg *m = nlmsg_alloc();
+
+	genlmsg_put(m, 0, 0, FAKE_FAMILY, 0, 0, GPUMEM_CMD_QUOTA_EVENT, GPUMEM_FAMILY_VERSION);
+	nla_put_u32(m, GPUMEM_A_EVENT_TYPE, s->type);
+	put_u64(m, GPUMEM_A_EVENT_SEQ, s->seq, GPUMEM_A_EVENT_PAD);
+	if (s->cgroup) {
+		put_u64(m, GPUMEM_A_EVENT_CGROUP_ID, s->cgroup_id, GPUMEM_A_EVENT_PAD);
+		nla_put_string(m, GPUMEM_A_EVENT_CGROUP_PATH, s->cgroup);
+		nla_put_u32(m, GPUMEM_A_EVENT_PID, s->pid);
+		nla_put_string(m, GPUMEM_A_EVENT_COMM, s->comm);
+	}
+	nla_put_u32(m, GPUMEM_A_EVENT_DEV_ID, s->dev);
+	nla_put_u32(m, GPUMEM_A_EVENT_REGION, s->region);
+	put_u64(m, GPUMEM_A_EVENT_REQUESTED, s->requested, GPUMEM_A_EVENT_PAD);
+	put_u64(m, GPUMEM_A_EVENT_USAGE, s->usage, GPUMEM_A_EVENT_PAD);
+	put_u64(m, GPUMEM_A_EVENT_LIMIT, s->limit, GPUMEM_A_EVENT_PAD);
+	if (s->mode >= 0)
+		nla_put_u32(m, GPUMEM_A_EVENT_MODE, (uint32_t)s->mode);
+	if (s->denied >= 0)
+		nla_put_u8(m, GPUMEM_A_EVENT_DENIED, (uint8_t)s->denied);
+	if (s->suppressed)
+		put_u64(m, GPUMEM_A_EVENT_SUPPRESSED, s->suppressed, GPUMEM_A_EVENT_PAD);
+	return m;
+}
+
+int gm_nl_read_events(struct gm_nl *nl, gm_nl_reply_fn fn, void *arg)
+{
+	int ret = 0;
+
+	while (watching() && !w.gone && w.next < N(script)) {
+		const struct fake_step *s = &script[w.next++];
+		struct nl_msg *m;
+
+		if (s->kind == LOST) {
+			ret = -ENOBUFS;
+			break;
+		}
+		if (s->kind == GONE) {
+			w.gone = 1;
+			w.lookups = 0;
+			w.subscribed = 0;
+			ret = -ENODEV;
+			break;
+		}
+		m = event_msg(s);
+		ret = fn(m, arg);
+		nlmsg_free(m);
+		if (ret < 0)
+			break;
+	}
+	arm();
+	if (ret < 0)
+		nl->error = -ret;
+	return ret;
 }

@@ -17,8 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/genetlink.h>
@@ -31,6 +34,7 @@
 #include "../output.h"
 #include "../parse.h"
 #include "../query.h"
+#include "../quota.h"
 
 static int npass, nfail, ntest;
 
@@ -417,6 +421,90 @@ static void test_parse_size(void)
 	}
 }
 
+static void test_parse_limit_size(void)
+{
+	static const struct { const char *s; uint64_t want; } ok[] = {
+		{ "1", 1 }, { "4096", 4096 }, { "4096B", 4096 }, { "4096b", 4096 },
+		{ "64K", 65536 }, { "64k", 65536 }, { "64KiB", 65536 }, { "64kib", 65536 },
+		{ "64KB", 65536 }, { "1M", 1048576 }, { "512MiB", 536870912ULL },
+		{ "1.5M", 1572864 }, { "1.5G", 1610612736ULL }, { "2GiB", 2147483648ULL },
+		{ "8g", 8589934592ULL }, { "1T", 1099511627776ULL }, { "1TiB", 1099511627776ULL },
+		{ ".5K", 512 }, { "0.5K", 512 }, { "1.0K", 1024 }, { "1.50000M", 1572864 },
+		{ "0.0009765625K", 1 }, { "0.0000000000009094947017729282379150390625T", 1 },
+		{ "0.000000000000909494701772928237915039062500000T", 1 },
+		{ "3.0", 3 }, { "007M", 7340032 },
+		{ "18446744073709551615", UINT64_MAX }, { "16777215T", 16777215ULL << 40 },
+		{ "17179869183.99999999813735485076904296875G", UINT64_MAX - 1 },
+		{ "16777215.9999999999990905052982270717620849609375T", UINT64_MAX },
+	};
+	static const struct { const char *s, *why; } bad[] = {
+		{ "0", "at least 1 byte" }, { "0K", "at least 1 byte" }, { "0.0M", "at least 1 byte" },
+		{ "-1", "negative" }, { "-1G", "negative" }, { "-0", "negative" },
+		{ "1.5", "not a whole number of bytes" }, { "0.1K", "not a whole number of bytes" },
+		{ "1.0000000001G", "not a whole number of bytes" },
+		{ "0.5B", "not a whole number of bytes" },
+		{ "0.00048828125K", "not a whole number of bytes" },
+		{ "18446744073709551616", "too large" }, { "16777216T", "too large" },
+		{ "99999999999999999999999999", "too large" }, { "17179869184G", "too large" },
+		{ "16777215.9999999999999999999999999999999999T", "not a whole number" },
+		{ "16777215.99999999999909050529822707176208496094T", "not a whole number" },
+		{ "16777216.0T", "too large" },
+		{ "", "empty size" }, { "K", "invalid size" }, { "1X", "invalid size" },
+		{ "1 K", "invalid size" }, { " 1K", "invalid size" }, { "1K ", "invalid size" },
+		{ "1..5M", "invalid size" }, { "1.5.M", "invalid size" }, { "1.", "invalid size" },
+		{ ".", "invalid size" }, { ".K", "invalid size" }, { "+1", "invalid size" },
+		{ "0x10", "invalid size" }, { "1e3", "invalid size" }, { "1KK", "invalid size" },
+		{ "1PiB", "invalid size" }, { "abc", "invalid size" }, { "1,5G", "invalid size" },
+	};
+	char err[GM_ERR_LEN], what[120];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
+		uint64_t v = 0;
+		int r = parse_limit_size(ok[i].s, &v, err, sizeof(err));
+
+		snprintf(what, sizeof(what), "parse_limit_size('%s') = %" PRIu64, ok[i].s, ok[i].want);
+		result(r == 0 && v == ok[i].want, "%s", what);
+		if (r != 0 || v != ok[i].want)
+			printf("#   got %d, %" PRIu64 ": %s\n", r, v, r ? err : "");
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		uint64_t v = 0;
+		int r = parse_limit_size(bad[i].s, &v, err, sizeof(err));
+
+		snprintf(what, sizeof(what), "parse_limit_size('%s') rejected: %s", bad[i].s, bad[i].why);
+		result(r < 0 && strstr(err, bad[i].why), "%s", what);
+		if (r == 0 || !strstr(err, bad[i].why))
+			printf("#   got %d, %" PRIu64 ", '%s'\n", r, v, r ? err : "");
+	}
+	parse_limit_size("1.5", &(uint64_t){ 0 }, err, sizeof(err));
+	eq_str("parse_limit_size message names the value", err,
+	       "invalid size '1.5' (not a whole number of bytes)");
+	result(parse_limit_size(NULL, &(uint64_t){ 0 }, err, sizeof(err)) < 0, "parse_limit_size(NULL)");
+}
+
+static void test_parse_region_mode(void)
+{
+	char err[GM_ERR_LEN];
+	uint32_t v = 99;
+
+	result(parse_region("vram", &v, err, sizeof(err)) == 0 && v == GPUMEM_REGION_VRAM, "region vram");
+	result(parse_region("GTT", &v, err, sizeof(err)) == 0 && v == GPUMEM_REGION_GTT, "region GTT");
+	result(parse_region("system", &v, err, sizeof(err)) == 0 && v == GPUMEM_REGION_SYSTEM,
+	       "region system");
+	result(parse_region("other", &v, err, sizeof(err)) == 0 && v == GPUMEM_REGION_OTHER,
+	       "region other");
+	result(parse_region("lmem", &v, err, sizeof(err)) < 0, "region lmem rejected");
+	eq_str("region message", err, "invalid region 'lmem' (vram, gtt, system or other)");
+	result(parse_region("", &v, err, sizeof(err)) < 0, "empty region rejected");
+	result(parse_mode("enforce", &v, err, sizeof(err)) == 0 && v == GPUMEM_LIMIT_MODE_ENFORCE,
+	       "mode enforce");
+	result(parse_mode("Monitor", &v, err, sizeof(err)) == 0 && v == GPUMEM_LIMIT_MODE_MONITOR,
+	       "mode Monitor");
+	result(parse_mode("warn", &v, err, sizeof(err)) < 0, "mode warn rejected");
+	eq_str("mode message", err, "invalid mode 'warn' (enforce or monitor)");
+}
+
 static void test_parse_device(void)
 {
 	static const struct { const char *s; int ok, by_id; uint32_t id; const char *name; } t[] = {
@@ -709,6 +797,321 @@ static void test_parse_replies(void)
 	       "owner (the pid)");
 }
 
+static void test_parse_quota_replies(void)
+{
+	struct nl_msg *m;
+	struct gm_limit l;
+	struct gm_event e;
+	int r;
+
+	m = reply(GPUMEM_CMD_LIMIT_GET);
+	put_u64_pad(m, GPUMEM_A_LIMIT_CGROUP_ID, 4711, GPUMEM_A_LIMIT_PAD);
+	nla_put_string(m, GPUMEM_A_LIMIT_CGROUP_PATH, "/kubepods.slice/pod1");
+	nla_put_u32(m, GPUMEM_A_LIMIT_DEV_ID, 1);
+	nla_put_u32(m, GPUMEM_A_LIMIT_REGION, GPUMEM_REGION_GTT);
+	put_u64_pad(m, GPUMEM_A_LIMIT_MAX_BYTES, UINT64_MAX, GPUMEM_A_LIMIT_PAD);
+	put_u64_pad(m, GPUMEM_A_LIMIT_HIGH_BYTES, 1, GPUMEM_A_LIMIT_PAD);
+	nla_put_u32(m, GPUMEM_A_LIMIT_MODE, GPUMEM_LIMIT_MODE_MONITOR);
+	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 12345, GPUMEM_A_LIMIT_PAD);
+	put_u64_pad(m, GPUMEM_A_LIMIT_DENIED, 7, GPUMEM_A_LIMIT_PAD);
+	nla_put_u32(m, 200, 1);	/* newer kernel */
+	r = gm_parse_limit(m, &l);
+	result(r == 0, "parse limit reply");
+	if (r == 0) {
+		result(l.cgroup_id == 4711 && l.has_dev && l.dev_id == 1 &&
+		       l.region == GPUMEM_REGION_GTT && l.has_max && l.max == UINT64_MAX &&
+		       l.has_high && l.high == 1 && l.has_mode && l.mode == GPUMEM_LIMIT_MODE_MONITOR &&
+		       l.has_usage && l.usage == 12345 && l.has_denied && l.denied == 7,
+		       "limit fields");
+		eq_str("limit cgroup path", l.cgroup, "/kubepods.slice/pod1");
+		gm_limit_free(&l);
+	}
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_CGROUP_GET);
+	put_u64_pad(m, GPUMEM_A_LIMIT_CGROUP_ID, 9, GPUMEM_A_LIMIT_PAD);
+	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 4096, GPUMEM_A_LIMIT_PAD);
+	r = gm_parse_limit(m, &l);
+	result(r == 0 && !l.has_dev && l.region == GPUMEM_REGION_VRAM && !l.has_max &&
+	       !l.has_high && !l.has_mode && !l.has_denied && l.has_usage && !l.cgroup,
+	       "cgroup row without device, region, limit: all devices, vram, no limit");
+	gm_limit_free(&l);
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_CGROUP_GET);
+	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 4096, GPUMEM_A_LIMIT_PAD);
+	result(gm_parse_limit(m, &l) == -EPROTO, "limit reply without cgroup id: -EPROTO");
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_LIMIT_GET);
+	put_u64_pad(m, GPUMEM_A_LIMIT_CGROUP_ID, 9, GPUMEM_A_LIMIT_PAD);
+	nla_put_u32(m, GPUMEM_A_LIMIT_MAX_BYTES, 5);	/* too short for NLA_U64 */
+	result(gm_parse_limit(m, &l) == -EPROTO, "limit max of the wrong size: -EPROTO");
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_QUOTA_EVENT);
+	nla_put_u32(m, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED);
+	put_u64_pad(m, GPUMEM_A_EVENT_SEQ, 42, GPUMEM_A_EVENT_PAD);
+	put_u64_pad(m, GPUMEM_A_EVENT_CGROUP_ID, 4711, GPUMEM_A_EVENT_PAD);
+	nla_put_string(m, GPUMEM_A_EVENT_CGROUP_PATH, "/a");
+	nla_put_u32(m, GPUMEM_A_EVENT_PID, 812);
+	nla_put_string(m, GPUMEM_A_EVENT_COMM, "x");
+	nla_put_u32(m, GPUMEM_A_EVENT_DEV_ID, 0);
+	nla_put_u32(m, GPUMEM_A_EVENT_REGION, GPUMEM_REGION_VRAM);
+	put_u64_pad(m, GPUMEM_A_EVENT_REQUESTED, 1, GPUMEM_A_EVENT_PAD);
+	put_u64_pad(m, GPUMEM_A_EVENT_USAGE, 2, GPUMEM_A_EVENT_PAD);
+	put_u64_pad(m, GPUMEM_A_EVENT_LIMIT, 3, GPUMEM_A_EVENT_PAD);
+	nla_put_u32(m, GPUMEM_A_EVENT_MODE, GPUMEM_LIMIT_MODE_ENFORCE);
+	nla_put_u8(m, GPUMEM_A_EVENT_DENIED, 1);
+	put_u64_pad(m, GPUMEM_A_EVENT_SUPPRESSED, 5, GPUMEM_A_EVENT_PAD);
+	r = gm_parse_event(m, &e);
+	result(r == 0, "parse event");
+	if (r == 0) {
+		result(e.has_type && e.type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED && e.has_seq &&
+		       e.seq == 42 && e.has_cgroup_id && e.cgroup_id == 4711 && e.has_pid &&
+		       e.pid == 812 && e.has_dev_id && e.dev_id == 0 && e.has_region &&
+		       e.has_requested && e.requested == 1 && e.has_usage && e.usage == 2 &&
+		       e.has_limit && e.limit == 3 && e.has_mode && e.has_denied && e.denied &&
+		       e.suppressed == 5, "event fields");
+		eq_str("event cgroup", e.cgroup, "/a");
+		eq_str("event comm", e.comm, "x");
+		gm_event_free(&e);
+	}
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_QUOTA_EVENT);
+	nla_put_u32(m, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD);
+	r = gm_parse_event(m, &e);
+	result(r == 0 && !e.has_seq && !e.has_pid && !e.has_cgroup_id && !e.cgroup && !e.comm &&
+	       !e.has_denied && !e.denied && e.suppressed == 0, "event with the type only");
+	gm_event_free(&e);
+	nlmsg_free(m);
+
+	m = reply(GPUMEM_CMD_QUOTA_EVENT);
+	nla_put_u32(m, GPUMEM_A_EVENT_DENIED, 1);	/* NLA_U8 takes 4 bytes, but ... */
+	nla_put(m, GPUMEM_A_EVENT_COMM, 2, "ab");	/* ... an unterminated string fails */
+	result(gm_parse_event(m, &e) == -EPROTO, "event with an unterminated comm: -EPROTO");
+	nlmsg_free(m);
+
+	eq_str("mode names", gm_mode_name(GPUMEM_LIMIT_MODE_MONITOR), "monitor");
+	result(gm_mode_name(7) == NULL, "unknown mode has no name");
+	eq_str("event type names", gm_event_type_name(GPUMEM_EVENT_TYPE_HIGH_CROSSED), "high-crossed");
+	result(gm_event_type_name(9) == NULL, "unknown event type has no name");
+	eq_str("attribute names of limit requests",
+	       gm_attr_name(GPUMEM_CMD_LIMIT_SET, GPUMEM_A_LIMIT_MAX_BYTES), "max-bytes");
+}
+
+/* --- limits and events as text -------------------------------------------- */
+
+static void test_quota_output(void)
+{
+	struct gm_limit v[3] = {
+		{ .cgroup_id = 4711, .cgroup = "/test/a", .region = GPUMEM_REGION_VRAM,
+		  .has_max = true, .max = 64 << 20, .has_high = true, .high = 48 << 20,
+		  .has_mode = true, .mode = GPUMEM_LIMIT_MODE_ENFORCE, .has_usage = true,
+		  .usage = 16 << 20, .has_denied = true, .denied = 2 },
+		{ .cgroup_id = 4712, .cgroup = "/x\ty", .has_dev = true, .dev_id = 2,
+		  .region = 7, .has_usage = true, .usage = 1000 },
+		{ .cgroup_id = 99, .has_dev = true, .dev_id = 0, .region = GPUMEM_REGION_GTT,
+		  .has_high = true, .high = 1, .has_mode = true, .mode = 5 },
+	};
+	struct gm_limit_list l = { .v = v, .n = 3, .cap = 3 };
+	struct timespec when = { .tv_sec = 1763774645, .tv_nsec = 123456789 };
+	struct gm_event e = {
+		.has_type = true, .type = GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, .has_seq = true,
+		.seq = 42, .has_cgroup_id = true, .cgroup_id = 4711, .cgroup = "/kubepods.slice/pod1",
+		.has_pid = true, .pid = 812, .comm = "py\033[2J", .has_dev_id = true, .dev_id = 1,
+		.has_region = true, .region = GPUMEM_REGION_VRAM, .has_requested = true,
+		.requested = 4 << 20, .has_usage = true, .usage = 62 << 20, .has_limit = true,
+		.limit = 64 << 20, .has_mode = true, .mode = GPUMEM_LIMIT_MODE_ENFORCE,
+		.has_denied = true, .denied = true, .suppressed = 3,
+	};
+	struct gm_event t = {
+		.has_type = true, .type = GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD, .has_seq = true,
+		.seq = 43, .has_dev_id = true, .dev_id = 0, .has_region = true,
+		.region = GPUMEM_REGION_VRAM, .has_usage = true, .usage = 1536,
+		.has_limit = true, .limit = 1024,
+	};
+	struct gm_event bare = { .has_type = true, .type = 12 };
+	struct gm_seq seq = { 0 };
+	uint64_t first = 0;
+	struct mem m;
+	char *out;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+
+	gm_limits_table(mem_open(&m), &l, false);
+	out = mem_close(&m);
+	eq_str("limits table: device all, '-' for what is not set, escaped path, id without path", out,
+	       "DEVICE  REGION     USAGE       MAX      HIGH   USE%  MODE     DENIED  CGROUP\n"
+	       "all     vram    16.0 MiB  64.0 MiB  48.0 MiB  25.0%  enforce       2  /test/a\n"
+	       "card2   7         1000 B         -         -      -  -             -  /x\\011y\n"
+	       "card0   gtt            -         -       1 B      -  5             -  (id 99)\n");
+	free(out);
+	gm_limits_table(mem_open(&m), &l, true);
+	out = mem_close(&m);
+	result(strstr(out, "all     vram    16777216  67108864  50331648  25.0%") != NULL,
+	       "limits table --bytes");
+	free(out);
+
+	gm_limits_json(mem_open(&m), &l);
+	out = mem_close(&m);
+	eq_str("limits JSON", out,
+	       "[\n"
+	       "{\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"all\",\"region\":\"vram\",\"usage\":16777216,\"max\":67108864,\"high\":50331648,\"mode\":\"enforce\",\"denied\":2},\n"
+	       "{\"cgroup_id\":4712,\"cgroup\":\"/x\\ty\",\"device\":\"card2\",\"region\":\"7\",\"usage\":1000,\"max\":null,\"high\":null,\"mode\":null,\"denied\":null},\n"
+	       "{\"cgroup_id\":99,\"cgroup\":null,\"device\":\"card0\",\"region\":\"gtt\",\"usage\":null,\"max\":null,\"high\":1,\"mode\":\"5\",\"denied\":null}\n"
+	       "]\n");
+	free(out);
+	l.n = 0;
+	gm_limits_json(mem_open(&m), &l);
+	out = mem_close(&m);
+	eq_str("no limits: []", out, "[]\n");
+	free(out);
+
+	gm_event_line(mem_open(&m), &e, &when, false);
+	out = mem_close(&m);
+	eq_str("event line (quota-exceeded, escaped comm)", out,
+	       "2025-11-22 01:24:05 quota-exceeded cgroup /kubepods.slice/pod1 pid 812 (py\\033[2J) "
+	       "card1 vram: requested 4.0 MiB, usage 62.0 MiB, max 64.0 MiB; denied (enforce); "
+	       "3 suppressed\n");
+	free(out);
+	gm_event_line(mem_open(&m), &e, &when, true);
+	out = mem_close(&m);
+	result(strstr(out, "requested 4194304, usage 65011712, max 67108864;") != NULL,
+	       "event line --bytes");
+	free(out);
+	e.type = GPUMEM_EVENT_TYPE_HIGH_CROSSED;
+	e.denied = false;
+	e.suppressed = 0;
+	e.mode = GPUMEM_LIMIT_MODE_MONITOR;
+	e.cgroup = NULL;
+	e.comm = NULL;
+	gm_event_line(mem_open(&m), &e, &when, false);
+	out = mem_close(&m);
+	eq_str("event line (high-crossed, no path, no comm)", out,
+	       "2025-11-22 01:24:05 high-crossed cgroup (id 4711) pid 812 card1 vram: requested "
+	       "4.0 MiB, usage 62.0 MiB, high 64.0 MiB; allowed (monitor)\n");
+	free(out);
+	gm_event_line(mem_open(&m), &t, &when, false);
+	out = mem_close(&m);
+	eq_str("event line (device-threshold)", out,
+	       "2025-11-22 01:24:05 device-threshold card0 vram: usage 1.5 KiB, threshold 1.0 KiB\n");
+	free(out);
+	t.denied = true;
+	t.has_denied = true;
+	gm_event_line(mem_open(&m), &t, &when, false);
+	out = mem_close(&m);
+	result(strstr(out, "threshold 1.0 KiB; denied\n") != NULL,
+	       "event line: another event type says denied when it was");
+	free(out);
+	t.denied = false;
+	gm_event_line(mem_open(&m), &t, &when, false);
+	out = mem_close(&m);
+	result(strstr(out, "threshold 1.0 KiB\n") != NULL, "... and nothing when it was allowed");
+	free(out);
+	t.has_denied = false;
+	e.dev_id = UINT32_MAX;	/* set below the usage, on all devices */
+	gm_event_line(mem_open(&m), &e, &when, false);
+	out = mem_close(&m);
+	result(strstr(out, " all-devices vram: ") != NULL, "event line: dev-id (u32)-1 is all devices");
+	free(out);
+	gm_event_json(mem_open(&m), &e, &when, 0);
+	out = mem_close(&m);
+	result(strstr(out, "\"device\":\"all\",") != NULL, "event JSON: dev-id (u32)-1 is \"all\"");
+	free(out);
+	e.dev_id = 1;
+	gm_event_line(mem_open(&m), &bare, &when, false);
+	out = mem_close(&m);
+	eq_str("event line (an unknown type, nothing else)", out, "2025-11-22 01:24:05 event-12\n");
+	free(out);
+
+	gm_event_json(mem_open(&m), &t, &when, 2);
+	out = mem_close(&m);
+	eq_str("event JSON (device-threshold: nulls, missed)", out,
+	       "{\"time\":\"2025-11-22T01:24:05.123Z\",\"seq\":43,\"type\":\"device-threshold\","
+	       "\"cgroup_id\":null,\"cgroup\":null,\"pid\":null,\"comm\":null,\"device\":\"card0\","
+	       "\"region\":\"vram\",\"requested\":null,\"usage\":1536,\"limit\":1024,\"mode\":null,"
+	       "\"denied\":null,\"suppressed\":0,\"missed\":2}\n");
+	free(out);
+	e.comm = "a\"b";
+	e.usage = UINT64_MAX;
+	gm_event_json(mem_open(&m), &e, &when, 0);
+	out = mem_close(&m);
+	result(strstr(out, "\"comm\":\"a\\\"b\"") && strstr(out, "\"usage\":18446744073709551615,") &&
+	       strstr(out, "\"denied\":false,\"suppressed\":0,\"missed\":0}\n"),
+	       "event JSON: escaped comm, exact u64, denied false");
+	free(out);
+
+	gm_missed_line(mem_open(&m), &when, 1, 7);
+	out = mem_close(&m);
+	eq_str("missed line, one event", out,
+	       "2025-11-22 01:24:05 warning: 1 event missed (seq 7 not received)\n");
+	free(out);
+	gm_missed_line(mem_open(&m), &when, 3, 7);
+	out = mem_close(&m);
+	eq_str("missed line, three", out,
+	       "2025-11-22 01:24:05 warning: 3 events missed (seq 7 to 9 not received)\n");
+	free(out);
+
+	e.seq = 10;
+	eq_u64("seq: the first event misses nothing", gm_seq_next(&seq, &e, &first), 0);
+	e.seq = 11;
+	eq_u64("seq: +1 misses nothing", gm_seq_next(&seq, &e, &first), 0);
+	e.seq = 15;
+	eq_u64("seq: a gap of 3", gm_seq_next(&seq, &e, &first), 3);
+	eq_u64("seq: first missing", first, 12);
+	e.seq = 1;
+	eq_u64("seq: going back (a reloaded module) is no gap", gm_seq_next(&seq, &e, &first), 0);
+	e.seq = 2;
+	eq_u64("seq: counting from there", gm_seq_next(&seq, &e, &first), 0);
+	e.has_seq = false;
+	eq_u64("seq: an event without seq", gm_seq_next(&seq, &e, &first), 0);
+	e.has_seq = true;
+	e.seq = 3;
+	eq_u64("seq: ... leaves the count alone", gm_seq_next(&seq, &e, &first), 0);
+	unsetenv("TZ");
+	tzset();
+}
+
+/* An nlctrl notification as the kernel sends it (CTRL_CMD_NEWFAMILY/DELFAMILY). */
+static size_t build_ctrl(char *buf, size_t size, uint8_t cmd, const char *name)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	size_t len;
+
+	genlmsg_put(m, 0, 0, GENL_ID_CTRL, 0, 0, cmd, 2);
+	nla_put_u16(m, CTRL_ATTR_FAMILY_ID, 0x20);
+	if (name)
+		nla_put_string(m, CTRL_ATTR_FAMILY_NAME, name);
+	len = nlmsg_hdr(m)->nlmsg_len;
+	if (len > size)
+		len = size;
+	memcpy(buf, nlmsg_hdr(m), len);
+	nlmsg_free(m);
+	return len;
+}
+
+static void test_family_gone(void)
+{
+	char buf[256];
+	size_t len;
+
+	len = build_ctrl(buf, sizeof(buf), CTRL_CMD_DELFAMILY, "gpumem");
+	result(gm_nl_family_gone((struct nlmsghdr *)buf, len, "gpumem"), "DELFAMILY gpumem: gone");
+	result(!gm_nl_family_gone((struct nlmsghdr *)buf, len, "other"), "DELFAMILY of another family");
+	result(!gm_nl_family_gone((struct nlmsghdr *)buf, NLMSG_HDRLEN + 2, "gpumem"),
+	       "DELFAMILY cut short: not taken");
+	len = build_ctrl(buf, sizeof(buf), CTRL_CMD_NEWFAMILY, "gpumem");
+	result(!gm_nl_family_gone((struct nlmsghdr *)buf, len, "gpumem"), "NEWFAMILY: not gone");
+	len = build_ctrl(buf, sizeof(buf), CTRL_CMD_DELFAMILY, NULL);
+	result(!gm_nl_family_gone((struct nlmsghdr *)buf, len, "gpumem"), "DELFAMILY without a name");
+	len = build_ctrl(buf, sizeof(buf), CTRL_CMD_DELFAMILY, "gpumem");
+	((struct nlmsghdr *)buf)->nlmsg_type = 0x20;
+	result(!gm_nl_family_gone((struct nlmsghdr *)buf, len, "gpumem"), "not from nlctrl");
+}
+
 /* --- extended ack ------------------------------------------------------ */
 
 /* An NLMSG_ERROR/DONE as the kernel sends it: header, payload, TLVs. */
@@ -859,12 +1262,50 @@ static void test_live_netlink(void)
 	result(r == 0 && n[1] == 1, "dump: the socket is clean after a failed dump");
 	gm_nl_close(&nl);
 
+	/* the event socket, on nlctrl's own "notify" group */
+	r = gm_nl_subscribe(&nl, "nlctrl", "notify");
+	result(r == 0 && gm_nl_event_fd(&nl) >= 0, "subscribe: nlctrl notify (%s)",
+	       r ? strerror(nl.error) : "ok");
+	if (r == 0) {
+		struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+		char buf[256];
+		socklen_t alen = sizeof(to);
+		size_t len;
+		int fd;
+
+		calls = 0;
+		r = gm_nl_read_events(&nl, fail_cb, &calls);
+		result(r == 0 && calls == 0, "read_events: nothing queued, does not block");
+		/* a DELFAMILY "gpumem"... sent by a user space process: ignored */
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+		getsockname(gm_nl_event_fd(&nl), (struct sockaddr *)&to, &alen);
+		len = build_ctrl(buf, sizeof(buf), CTRL_CMD_DELFAMILY, "nlctrl");
+		if (fd >= 0 && sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) ==
+		    (ssize_t)len) {
+			usleep(10000);
+			r = gm_nl_read_events(&nl, fail_cb, &calls);
+			result(r == 0 && calls == 0, "read_events: a spoofed DELFAMILY from user space "
+			       "is dropped (%d)", r);
+		} else {
+			skip("spoofed DELFAMILY", strerror(errno));
+		}
+		if (fd >= 0)
+			close(fd);
+		gm_nl_close(&nl);
+	}
+	result(gm_nl_family_present("nlctrl") == 1, "family_present: nlctrl (from a dump)");
+	result(gm_nl_family_present("nosuchfam-gm") == 0, "family_present: a missing family");
+	r = gm_nl_subscribe(&nl, "nlctrl", "no-such-group");
+	result(r == -ENOENT && !nl.no_family, "subscribe: a group the family lacks: ENOENT");
+
 	if (access("/sys/module/gpumem", F_OK) == 0) {
 		skip("family missing", "gpumem is loaded on this host");
 		return;
 	}
 	r = gm_nl_open(&nl);
 	result(r < 0 && nl.no_family, "gpumem family missing: no_family set");
+	r = gm_nl_subscribe(&nl, "gpumem", "events");
+	result(r < 0 && nl.no_family, "subscribe: gpumem missing: no_family set");
 }
 
 /* --- the command line ----------------------------------------------------- */
@@ -881,8 +1322,18 @@ static void slurp(int fd, char *buf, size_t size)
 	buf[o] = '\0';
 }
 
+static void run_tool_sig(const char *tool, struct run *res, const char *const *args,
+			 int sig, unsigned int after_ms);
+
 /* Run the tool with args (NULL-terminated), stdout/stderr to temp files. */
 static void run_tool(const char *tool, struct run *res, const char *const *args)
+{
+	run_tool_sig(tool, res, args, 0, 0);
+}
+
+/* The same; with sig, send it to the tool after_ms milliseconds in. */
+static void run_tool_sig(const char *tool, struct run *res, const char *const *args,
+			 int sig, unsigned int after_ms)
 {
 	char of[] = "/tmp/gmctl-out.XXXXXX", ef[] = "/tmp/gmctl-err.XXXXXX";
 	const char *argv[16] = { tool };
@@ -900,6 +1351,28 @@ static void run_tool(const char *tool, struct run *res, const char *const *args)
 		dup2(efd, 2);
 		execv(tool, (char *const *)argv);
 		_exit(127);
+	}
+	if (sig) {
+		/* once the tool catches sig (SigCgt), or after 5 s, plus after_ms */
+		char path[64], line[256];
+		int tries;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		for (tries = 0; tries < 500; tries++) {
+			FILE *f = fopen(path, "r");
+			unsigned long long caught = 0;
+
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "SigCgt: %llx", &caught) == 1)
+					break;
+			if (f)
+				fclose(f);
+			if (caught & (1ULL << (sig - 1)))
+				break;
+			usleep(10000);
+		}
+		usleep(after_ms * 1000);
+		kill(pid, sig);
 	}
 	waitpid(pid, &st, 0);
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -941,11 +1414,42 @@ static void test_cli(const char *tool)
 		{ { "export", "--prometheus", "--json", NULL }, "--json" },
 		{ { "stats", "now", NULL }, "unexpected argument" },
 		{ { "help", "bogus", NULL }, "unknown command" },
+		{ { "limit", NULL }, "which action?" },
+		{ { "limit", "bogus", "/", NULL }, "unknown action 'bogus'" },
+		{ { "limit", "set", "/", NULL }, "needs --max SIZE, --high SIZE or both" },
+		{ { "limit", "set", "--max", "1G", NULL }, "needs a CGROUP" },
+		{ { "limit", "get", NULL }, "needs a CGROUP" },
+		{ { "limit", "set", "/", "--max", "0" }, "invalid size '0' (must be at least 1 byte)" },
+		{ { "limit", "set", "/", "--max", "-1" }, "negative" },
+		{ { "limit", "set", "/", "--max", "1.5" }, "not a whole number of bytes" },
+		{ { "limit", "set", "/", "--max", "0.3K" }, "not a whole number of bytes" },
+		{ { "limit", "set", "/", "--max", "16777216T" }, "too large" },
+		{ { "limit", "set", "/", "--max", "lots" }, "invalid size 'lots'" },
+		{ { "limit", "set", "/", "--high", "1X" }, "--high: invalid size" },
+		{ { "limit", "set", "/", "--max=1G", "--high=2G" }, "--high 2G is more than --max 1G" },
+		{ { "limit", "set", "/", "--max=1G", "--mode=warn" }, "invalid mode 'warn'" },
+		{ { "limit", "set", "/", "--max=1G", "--region=lmem" }, "invalid region 'lmem'" },
+		{ { "limit", "set", "/", "--max=1G", "--device=card" }, "invalid device" },
+		{ { "limit", "set", "/nonexistent-gm", "--max=1G", NULL }, "no such cgroup" },
+		{ { "limit", "set", "/proc", "--max=1G", NULL }, "not a cgroup v2 directory" },
+		{ { "limit", "get", "/", "--max=1G", NULL }, "go with 'limit set' only" },
+		{ { "limit", "clear", "/", "--mode=monitor", NULL }, "go with 'limit set' only" },
+		{ { "limit", "list", "/", NULL }, "unexpected argument '/'" },
+		{ { "limit", "list", "-r", "gtt", NULL }, "do not go with 'limit list'" },
+		{ { "limit", "get", "/", "/x", NULL }, "unexpected argument '/x'" },
+		{ { "cgroups", "extra", NULL }, "unexpected argument 'extra'" },
+		{ { "cgroups", "--device", "card", NULL }, "invalid device" },
+		{ { "watch", "--count", "0", NULL }, "invalid count '0'" },
+		{ { "watch", "--count", "x", NULL }, "invalid count" },
+		{ { "watch", "--timeout", "0", NULL }, "--timeout: invalid interval" },
+		{ { "watch", "now", NULL }, "unexpected argument 'now'" },
 	};
 	static const char *const helps[][3] = {
 		{ "--help", NULL }, { "-h", NULL }, { "help", NULL }, { "devices", "--help", NULL },
 		{ "ps", "-h", NULL }, { "buffers", "--help", NULL }, { "top", "--help", NULL },
 		{ "stats", "--help", NULL }, { "export", "--help", NULL }, { "help", "ps", NULL },
+		{ "limit", "--help", NULL }, { "help", "limit", NULL }, { "cgroups", "--help", NULL },
+		{ "watch", "--help", NULL }, { "help", "watch", NULL },
 	};
 	struct run r;
 	size_t i;
@@ -970,6 +1474,8 @@ static void test_cli(const char *tool)
 	}
 	run_tool(tool, &r, (const char *const[]){ "--help", NULL });
 	result(strstr(r.out, "3 gpumem module not") != NULL, "cli help lists the exit codes");
+	result(strstr(r.out, "  limit set CGROUP") && strstr(r.out, "  watch ") &&
+	       strstr(r.out, "  cgroups "), "cli help lists limit, watch, cgroups");
 	run_tool(tool, &r, (const char *const[]){ "--version", NULL });
 	result(r.status == 0 && strncmp(r.out, "gpumemctl ", 10) == 0, "cli --version");
 
@@ -982,6 +1488,7 @@ static void test_cli(const char *tool)
 			{ "devices", NULL }, { "ps", NULL }, { "--json", "ps", "--pid", "1" },
 			{ "stats", NULL }, { "buffers", "--pid", "1", NULL },
 			{ "export", "--prometheus", NULL }, { "top", "-n", "1", NULL },
+			{ "cgroups", NULL }, { "limit", "list", NULL }, { "watch", NULL },
 		};
 
 		for (i = 0; i < sizeof(nomod) / sizeof(*nomod); i++) {
@@ -1111,8 +1618,8 @@ static void test_commands(const char *fake)
 	       "export: buffers");
 	for (p = r.out, lines = 0; *p; p++)
 		lines += *p == '\n';
-	eq_u64("export: number of lines (7 families, 5x4+5x3 process and 6 device samples)",
-	       (uint64_t)lines, 7 * 2 + 5 * 4 + 5 * 3 + 6);
+	eq_u64("export: number of lines (9 families, 5x4+5x3 process, 6 device, 10 cgroup "
+	       "usage and 4 limit samples)", (uint64_t)lines, 9 * 2 + 5 * 4 + 5 * 3 + 6 + 10 + 4);
 
 	{
 		char path[] = "/tmp/gmctl-prom.XXXXXX", file[64], buf[8192];
@@ -1165,6 +1672,251 @@ static void test_commands(const char *fake)
 	result(r.status == 2, "bad arguments are reported before the module is looked for");
 }
 
+/* --- limits, cgroups and events, against the simulated kernel ------------ */
+
+/* out without the "YYYY-MM-DD HH:MM:SS " that starts each line (malloc'ed) */
+static char *strip_times(const char *out)
+{
+	char *r = malloc(strlen(out) + 1), *o = r;
+	const char *p = out;
+
+	while (r && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (n > 20 && p[4] == '-' && p[7] == '-' && p[10] == ' ' && p[13] == ':' &&
+		    p[16] == ':' && p[19] == ' ') {
+			p += 20;
+			n -= 20;
+		}
+		memcpy(o, p, n);
+		o += n;
+		p += n;
+	}
+	if (r)
+		*o = '\0';
+	return r;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * `watch` with stdout on a pipe: the first line must arrive while the tool
+ * is still running (flushed per event); then SIGTERM ends it with status 0.
+ */
+static void test_watch_flush(const char *fake)
+{
+	int p[2], st = 0, lines = 0;
+	char buf[8192];
+	size_t len = 0;
+	long long end;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		setenv("GM_FAKE", "watch", 1);
+		dup2(nul, 0);
+		dup2(p[1], 1);
+		dup2(nul, 2);
+		close(p[0]);
+		execl(fake, fake, "watch", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	end = mono_ms() + 10000;
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	while (lines < 7 && mono_ms() < end) {
+		ssize_t n = read(p[0], buf + len, sizeof(buf) - 1 - len);
+
+		if (n > 0) {
+			buf[len + (size_t)n] = '\0';
+			for (ssize_t i = 0; i < n; i++)
+				lines += buf[len + (size_t)i] == '\n';
+			len += (size_t)n;
+		} else if (n == 0) {
+			break;
+		} else {
+			usleep(20000);
+		}
+	}
+	result(lines == 7, "watch: every event line arrives while it runs (flushed; %d lines)", lines);
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	close(p[0]);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0, "watch: SIGTERM ends it with status 0");
+}
+
+static void test_quota_commands(const char *fake)
+{
+	char root[256], want[2048], err[GM_ERR_LEN];
+	struct stat st;
+	uint64_t root_id = 0;
+	long long t0, ms;
+	struct run r;
+	char *out;
+	int n;
+	const char *p;
+
+	golden(fake, ARGS("limit", "list"),
+	       "DEVICE  REGION     USAGE       MAX      HIGH    USE%  MODE     DENIED  CGROUP\n"
+	       "all     vram     5.0 MiB   1.0 GiB         -    0.5%  enforce       0  /\n"
+	       "all     vram    72.0 MiB  64.0 MiB  48.0 MiB  112.5%  enforce       2  /test/a\n"
+	       "card2   system   2.0 MiB         -   1.0 MiB       -  enforce       0  /test/a b\n"
+	       "card0   vram    64.0 MiB  64.0 MiB         -  100.0%  monitor       3  /test/a/big\n");
+	cgroup2_root(root, sizeof(root));
+	if (stat(root, &st) < 0 || resolve_cgroup("/", root, &root_id, err, sizeof(err)) < 0) {
+		skip("limit set/get/clear", "no cgroup2 mount on this host");
+		return;
+	}
+	snprintf(want, sizeof(want),
+		 "[\n"
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":1073741824,\"high\":null,\"mode\":\"enforce\",\"denied\":0},\n"
+		 "{\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"all\",\"region\":\"vram\",\"usage\":75497472,\"max\":67108864,\"high\":50331648,\"mode\":\"enforce\",\"denied\":2},\n"
+		 "{\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card2\",\"region\":\"system\",\"usage\":2097152,\"max\":null,\"high\":1048576,\"mode\":\"enforce\",\"denied\":0},\n"
+		 "{\"cgroup_id\":4713,\"cgroup\":\"/test/a/big\",\"device\":\"card0\",\"region\":\"vram\",\"usage\":67108864,\"max\":67108864,\"high\":null,\"mode\":\"monitor\",\"denied\":3}\n"
+		 "]\n", root_id);
+	golden(fake, ARGS("limit", "list", "--json"), want);
+	golden(fake, ARGS("--bytes", "limit", "get", root),
+	       "DEVICE  REGION    USAGE         MAX  HIGH  USE%  MODE     DENIED  CGROUP\n"
+	       "all     vram    5242880  1073741824     -  0.5%  enforce       0  /\n");
+	snprintf(want, sizeof(want),
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":1073741824,\"high\":null,\"mode\":\"enforce\",\"denied\":0}\n",
+		 root_id);
+	golden(fake, ARGS("limit", "get", "/", "--json"), want);
+	golden(fake, ARGS("limit", "set", "/", "--max", "1.5G", "--high", "1G", "-d", "00:03.0"),
+	       "DEVICE  REGION  USAGE      MAX     HIGH  USE%  MODE     DENIED  CGROUP\n"
+	       "card1   vram      0 B  1.5 GiB  1.0 GiB  0.0%  enforce       0  /\n");
+	snprintf(want, sizeof(want),
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":null,\"high\":512,\"mode\":\"monitor\",\"denied\":0}\n",
+		 root_id);
+	golden(fake, ARGS("limit", "set", "/", "--high", "0.5KiB", "--mode", "monitor", "--json"), want);
+	golden(fake, ARGS("limit", "set", "/", "--max=1t", "--region=gtt", "--device=card2"),
+	       "DEVICE  REGION  USAGE      MAX  HIGH  USE%  MODE     DENIED  CGROUP\n"
+	       "card2   gtt       0 B  1.0 TiB     -  0.0%  enforce       0  /\n");
+	golden(fake, ARGS("limit", "clear", "/"), "");
+	snprintf(want, sizeof(want),
+		 "{\"cgroup_id\":%" PRIu64 ",\"device\":\"all\",\"region\":\"vram\",\"removed\":true}\n",
+		 root_id);
+	golden(fake, ARGS("limit", "clear", "/", "--json"), want);
+
+	run_fake(fake, NULL, &r, ARGS("limit", "get", "/", "--region", "gtt"));
+	result(r.status == 1 && r.out[0] == '\0' &&
+	       strstr(r.err, "limit get: No such file or directory: no limit on this cgroup, device "
+			     "and region"), "limit get of no limit: exit 1, the kernel's message");
+	run_fake(fake, NULL, &r, ARGS("limit", "clear", "/", "-d", "9"));
+	result(r.status == 2 && strstr(r.err, "unknown device '9'"), "limit clear -d 9: exit 2");
+	run_fake(fake, NULL, &r, ARGS("limit", "set", "/", "--max", "1G", "-d", "card9"));
+	result(r.status == 2 && strstr(r.err, "unknown device 'card9' (devices: card0 card1 card2)"),
+	       "limit set on an unknown device: exit 2");
+	run_fake(fake, "eperm", &r, ARGS("limit", "set", "/", "--max", "1G"));
+	result(r.status == 4 && strstr(r.err, "Operation not permitted") && r.out[0] == '\0',
+	       "limit set without CAP_NET_ADMIN: exit 4");
+	run_fake(fake, "eperm", &r, ARGS("limit", "list"));
+	result(r.status == 4, "limit list without CAP_NET_ADMIN: exit 4");
+	run_fake(fake, "eperm", &r, ARGS("cgroups"));
+	result(r.status == 0 && strstr(r.out, "/test/a/big"), "cgroups without CAP_NET_ADMIN: works");
+	run_fake(fake, "oldmodule", &r, ARGS("limit", "list"));
+	result(r.status == 1 && strstr(r.err, "does not know this request"),
+	       "limit list on a module without quotas: exit 1, says why");
+	run_fake(fake, "nomodule", &r, ARGS("limit", "set", "/", "--max", "1G"));
+	result(r.status == 3, "limit set without the module: exit 3");
+
+	golden(fake, ARGS("cgroups"),
+	       "DEVICE  REGION     USAGE       MAX      HIGH    USE%  MODE     DENIED  CGROUP\n"
+	       "all     vram    72.0 MiB  64.0 MiB  48.0 MiB  112.5%  enforce       2  /test/a\n"
+	       "card0   vram    72.0 MiB         -         -       -  -             -  /test/a\n"
+	       "all     vram     1.0 MiB         -         -       -  -             -  /test/a b\n"
+	       "all     system   2.0 MiB         -         -       -  -             -  /test/a b\n"
+	       "card0   vram     1.0 MiB         -         -       -  -             -  /test/a b\n"
+	       "card2   system   2.0 MiB         -   1.0 MiB       -  enforce       0  /test/a b\n"
+	       "all     vram    64.0 MiB         -         -       -  -             -  /test/a/big\n"
+	       "all     gtt      4.0 KiB         -         -       -  -             -  /test/a/big\n"
+	       "card0   vram    64.0 MiB  64.0 MiB         -  100.0%  monitor       3  /test/a/big\n"
+	       "card0   gtt      4.0 KiB         -         -       -  -             -  /test/a/big\n");
+	golden(fake, ARGS("cgroups", "--device", "card2", "--json"),
+	       "[\n"
+	       "{\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card2\",\"region\":\"system\",\"usage\":2097152,\"max\":null,\"high\":1048576,\"mode\":\"enforce\",\"denied\":0}\n"
+	       "]\n");
+	golden(fake, ARGS("cgroups", "-d", "1", "--json"), "[]\n");
+
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
+	result(r.status == 0 && strstr(r.out, "# TYPE gpumem_cgroup_usage_bytes gauge\n"
+					       "gpumem_cgroup_usage_bytes{cgroup=\"/test/a\",device=\"all\",region=\"vram\"} 75497472\n"),
+	       "export: cgroup usage");
+	result(strstr(r.out, "gpumem_cgroup_limit_bytes{cgroup=\"/test/a\",device=\"all\",region=\"vram\",kind=\"max\"} 67108864\n"
+			     "gpumem_cgroup_limit_bytes{cgroup=\"/test/a\",device=\"all\",region=\"vram\",kind=\"high\"} 50331648\n"
+			     "gpumem_cgroup_limit_bytes{cgroup=\"/test/a b\",device=\"card2\",region=\"system\",kind=\"high\"} 1048576\n") != NULL,
+	       "export: cgroup limits, max and high");
+	run_fake(fake, "oldmodule", &r, ARGS("export", "--prometheus"));
+	result(r.status == 0 && r.err[0] == '\0' && strstr(r.out, "gpumem_process_bytes") &&
+	       !strstr(r.out, "gpumem_cgroup_"), "export on a module without quotas: no cgroup families");
+
+	/* watch: the scripted events, a gap, an overflow, the module gone and back */
+	t0 = mono_ms();
+	run_fake(fake, "watch", &r, ARGS("watch", "--count", "5"));
+	ms = mono_ms() - t0;
+	out = strip_times(r.out);
+	eq_str("watch: event lines, warnings; numbering starts again after the reload", out,
+	       "quota-exceeded cgroup /test/a pid 812 (gpumem-alloc) card0 vram: requested 4.0 MiB, usage 62.0 MiB, max 64.0 MiB; denied (enforce)\n"
+	       "high-crossed cgroup /test/a/big pid 900 (big) card0 vram: requested 1.0 MiB, usage 48.0 MiB, high 48.0 MiB; allowed (enforce)\n"
+	       "warning: 2 events missed (seq 3 to 4 not received)\n"
+	       "device-threshold card0 vram: requested 1.0 MiB, usage 120.0 MiB, threshold 115.2 MiB\n"
+	       "warning: events lost (the socket's receive buffer overflowed)\n"
+	       "quota-exceeded cgroup /test/a b pid 815 (gm sp\\011ace) card2 system: requested 64.0 KiB, usage 2.0 MiB, max 2.0 MiB; allowed (monitor); 3 suppressed\n"
+	       "quota-exceeded cgroup /test/a pid 812 (gpumem-alloc) card0 vram: requested 4.0 MiB, usage 62.0 MiB, max 64.0 MiB; denied (enforce)\n");
+	free(out);
+	eq_str("watch: notes on stderr when the module goes and comes back", r.err,
+	       "gpumemctl: watch: the gpumem module was unloaded (its generic netlink family is gone); waiting for it to come back\n"
+	       "gpumemctl: watch: gpumem is back; watching again\n");
+	result(r.status == 0, "watch --count 5: exit 0 after the fifth event");
+	result(ms >= 900 && ms < 5000,
+	       "watch: looks for the family again every 0.5 s, no busy loop (%lld ms for 3 look-ups)", ms);
+
+	run_fake(fake, "watch", &r, ARGS("watch", "-n", "5", "--json"));
+	for (p = r.out, n = 0; (p = strstr(p, "{\"time\":\"")); p++)
+		n++;
+	result(r.status == 0 && n == 5, "watch --json: 5 objects (%d)", n);
+	result(strstr(r.out, "\"seq\":5,\"type\":\"device-threshold\",\"cgroup_id\":null,\"cgroup\":null,"
+			     "\"pid\":null,\"comm\":null,\"device\":\"card0\",\"region\":\"vram\",\"requested\":1048576,"
+			     "\"usage\":125829120,\"limit\":120795955,\"mode\":null,\"denied\":false,\"suppressed\":0,"
+			     "\"missed\":2}\n") != NULL, "watch --json: exact integers, nulls, missed");
+	result(strstr(r.out, "warning") == NULL && strstr(r.err, "warning: 2 events missed") &&
+	       strstr(r.err, "warning: events lost"), "watch --json: warnings on stderr only");
+
+	run_fake(fake, "watch-idle", &r, ARGS("watch", "--timeout", "0.3"));
+	result(r.status == 0 && r.out[0] == '\0' && r.err[0] == '\0', "watch --timeout: exit 0");
+	run_fake(fake, "watch-idle", &r, ARGS("watch", "--timeout", "0.2", "--count", "1"));
+	result(r.status == 1 && strstr(r.err, "timed out with 0 of 1 events"),
+	       "watch --timeout before --count events: exit 1");
+	setenv("GM_FAKE", "watch-idle", 1);
+	t0 = mono_ms();
+	run_tool_sig(fake, &r, ARGS("watch"), SIGINT, 200);
+	ms = mono_ms() - t0;
+	result(r.status == 0 && ms < 3000, "watch: SIGINT ends it with status 0 (%lld ms)", ms);
+	run_tool_sig(fake, &r, ARGS("watch", "--json"), SIGTERM, 200);
+	result(r.status == 0, "watch: SIGTERM ends it with status 0");
+	unsetenv("GM_FAKE");
+	run_fake(fake, "eperm", &r, ARGS("watch"));
+	result(r.status == 4 && strstr(r.err, "not allowed to receive gpumem's events") &&
+	       strstr(r.err, "CAP_SYS_ADMIN"), "watch without privileges: exit 4, says why");
+	run_fake(fake, "oldmodule", &r, ARGS("watch"));
+	result(r.status == 1 && strstr(r.err, "no \"events\" multicast group"),
+	       "watch on a module without events: exit 1");
+	run_fake(fake, "nomodule", &r, ARGS("watch"));
+	result(r.status == 3 && strstr(r.err, "not loaded"), "watch without the module: exit 3");
+	test_watch_flush(fake);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1178,19 +1930,25 @@ int main(int argc, char **argv)
 	test_parse_pid();
 	test_parse_interval_count();
 	test_parse_size();
+	test_parse_limit_size();
+	test_parse_region_mode();
 	test_parse_device();
 	test_resolve_device();
 	test_resolve_cgroup();
 	test_parse_replies();
+	test_parse_quota_replies();
+	test_quota_output();
+	test_family_gone();
 	test_ext_ack();
 	test_live_netlink();
 	if (argc > 1)
 		test_cli(argv[1]);
 	else
 		skip("command line", "no path to gpumemctl given");
-	if (argc > 2)
+	if (argc > 2) {
 		test_commands(argv[2]);
-	else
+		test_quota_commands(argv[2]);
+	} else
 		skip("commands", "no path to the simulated gpumemctl given");
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
