@@ -3,7 +3,9 @@
 # demo.sh - show what gpumem reports for a small workload:
 #   two processes with qxl VRAM, one qxl buffer shared through PRIME,
 #   a bochs dumb buffer pinned by a scanout, a vgem buffer;
-# then print each debugfs file under a heading, and clean up.
+# then print each debugfs file and gpumemctl's views under a heading; then
+# put the render process's container under a VRAM limit and show a denied
+# allocation and the event it produced; clean up.
 # Not a test (no GPUMEM-RESULT lines); run it by hand in the guest:
 #     sh /tests/demo.sh            (GM_HOLD=SECONDS to keep it up longer)
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +47,41 @@ for f in devices processes buffers stats; do
 	echo "== $GM_DEBUGFS/$f =="
 	cat "$GM_DEBUGFS/$f"
 done
+CTL=$GM_BIN/gpumemctl
+if [ -x "$CTL" ]; then
+	for c in "devices" "ps" "ps --json" "export --prometheus"; do
+		echo
+		echo "== gpumemctl $c =="
+		$CTL $c
+	done
+
+	if [ -n "$(card_of qxl)" ]; then
+		echo
+		echo "== a container limited to 4 MiB of VRAM ========================"
+		cg=$GM_CGROOT/demo-tenant
+		mkcgroup "$cg"
+		$CTL watch --json --count 2 --timeout 20 >"$GM_TMP/events" 2>&1 &
+		watcher=$!
+		sleep 1
+		echo "\$ gpumemctl limit set $cg --max 4M --high 3M"
+		$CTL limit set "$cg" --max 4M --high 3M
+		spawn_in_cgroup "$cg" tenant alloc -d qxl -k vram -n 3 -s 1M -c demo-tenant ||
+			echo "demo: tenant could not start: $(helper_why tenant)" >&2
+		echo "\$ (in the container) allocate 2 x 1 MiB more"
+		sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$cg" \
+			"$GM_ALLOC" alloc -d qxl -k vram -n 2 -s 1M -t 1 2>&1 | grep -v '^[A-Z]' || true
+		wait "$watcher" 2>/dev/null
+		echo "\$ gpumemctl watch --json   (what the operator saw)"
+		cat "$GM_TMP/events"
+		echo "\$ gpumemctl cgroups"
+		$CTL cgroups
+		echo "\$ gpumemctl limit list"
+		$CTL limit list
+		echo "== $GM_DEBUGFS/quotas =="
+		cat "$GM_DEBUGFS/quotas"
+	fi
+fi
+
 echo
 echo "== cleaning up ====================================================="
 # the EXIT trap stops every helper
