@@ -72,6 +72,20 @@ struct gpumem_nl_dump {
 	bool has_cgroup;
 };
 
+/*
+ * A required attribute: the kernel's structured "missing attribute" report
+ * plus a message for people.
+ */
+static bool gpumem_nl_require(struct genl_info *info, int attr,
+			      const char *msg)
+{
+	if (info->attrs[attr])
+		return true;
+	GENL_REQ_ATTR_CHECK(info, attr);
+	NL_SET_ERR_MSG(info->extack, msg);
+	return false;
+}
+
 static int gpumem_nl_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 {
 	return nla_put_u64_64bit(skb, attr, v, pad);
@@ -136,7 +150,8 @@ static int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int idx, ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, GPUMEM_A_DEV_ID))
+	if (!gpumem_nl_require(info, GPUMEM_A_DEV_ID,
+			       "a device id (GPUMEM_A_DEV_ID) is required"))
 		return -EINVAL;
 	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
 	if (IS_ERR(snap))
@@ -536,7 +551,8 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	struct gpumem_snapshot *snap;
 	struct cgroup *cgrp;
 
-	if (GENL_REQ_ATTR_CHECK(info, GPUMEM_A_LIMIT_CGROUP_ID))
+	if (!gpumem_nl_require(info, GPUMEM_A_LIMIT_CGROUP_ID,
+			       "a cgroup id (GPUMEM_A_LIMIT_CGROUP_ID) is required"))
 		return -EINVAL;
 	*cgid = nla_get_u64(attrs[GPUMEM_A_LIMIT_CGROUP_ID]);
 	cgrp = cgroup_get_from_id(*cgid);

@@ -190,8 +190,11 @@ if [ $module_loaded = 1 ] && [ -d /sys/module/gpumem ]; then
 	fi
 fi
 if [ -e /sys/kernel/debug/kmemleak ] && [ "$mode" = tests ]; then
-	# kmemleak reports objects at least 5 s old.
+	# kmemleak reports objects at least 5 s old, and only from the second
+	# scan that finds them unreferenced.
 	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 1
 	echo scan > /sys/kernel/debug/kmemleak
 	echo "GPUMEM-KMEMLEAK-BEGIN"
 	cat /sys/kernel/debug/kmemleak

@@ -9,6 +9,8 @@
 # Usage: mkinitramfs.sh SERIES OUT.cpio.gz
 # Env:   GPUMEM_GUEST_MODULES   extra module names to include
 #        (a file tests/guest/modules, one name a line, adds more)
+#        GPUMEM_GUEST_PYTHON=0  no python3 + YNL CLI in /opt/ynl (default 1:
+#        about +6 MB compressed and +2 s)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -108,6 +110,76 @@ if [ -d "$guest" ]; then
 			done
 		fi
 	done
+fi
+
+# python3 and the kernel's generic YNL CLI (tools/net/ynl of the test
+# kernel's source) in /opt/ynl with uapi/gpumem.yaml, for
+# tests/guest/87-ynl.sh. Only what the CLI loads goes in: Debian's
+# python3.11 (not a pyenv one) runs it once with -v on the host (it fails to
+# find the family there, after every import) and each file it loaded is
+# copied to the same path, with the shared libraries it links.
+# GPUMEM_GUEST_PYTHON=0 leaves it out.
+# cp_same FILE...: copy files to the same path in the image (mtime kept, so
+# the .pyc files stay valid), with the libraries ELF files need.
+cp_same() {
+	local f lib magic
+	for f in "$@"; do
+		[ -e "$tmp$f" ] && continue
+		mkdir -p "$tmp${f%/*}"
+		cp -pL "$f" "$tmp$f"
+		LC_ALL=C read -r -N 4 magic <"$f" || true
+		[ "$magic" = $'\x7fELF' ] || continue
+		for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do
+			cp_same "$lib"
+		done
+	done
+}
+add_ynl() {
+	local py=/usr/bin/python3.11 src ynl vlog files t0=$SECONDS out kb0
+	src=$(cat "$GPUMEM_CACHE/kernels/test/build" 2>/dev/null || true)
+	ynl=$src/tools/net/ynl
+	if [ ! -e "$ynl/cli.py" ] || [ ! -e "$ynl/lib/ynl.py" ]; then
+		log "mkinitramfs $series: no YNL CLI in '$ynl' (scripts/build-testkernel.sh unpacks it): no python"
+		return 0
+	fi
+	if [ ! -x "$py" ] || ! env -i "$py" -c 'import yaml' 2>/dev/null; then
+		log "mkinitramfs $series: no $py with PyYAML (python3-yaml): no python"
+		return 0
+	fi
+	kb0=$(du -sk "$tmp" | cut -f1)
+	vlog=$tmp.pyv
+	(cd / && env -i PATH=/usr/bin:/bin "$py" -v "$ynl/cli.py" --spec "$GPUMEM_TOP/uapi/gpumem.yaml" \
+		--no-schema --dump dev-get) >/dev/null 2>"$vlog" || true
+	# "# X.pyc matches X.py", "# code object from 'X.pyc'", "# extension
+	# module 'm' loaded from 'X.so'"; the CLI's own files are copied below.
+	mapfile -t files < <(sed -n -e "s/^# \(\/.*\.pyc\) matches \(\/.*\.py\)$/\1\n\2/p" \
+		-e "s/^# code object from '\(\/.*\)'$/\1/p" \
+		-e "s/^# extension module '.*' loaded from '\(\/.*\)'$/\1/p" "$vlog" |
+		grep -v "^$ynl/" | sort -u)
+	rm -f "$vlog"
+	[ ${#files[@]} -gt 20 ] || { log "mkinitramfs $series: $py -v listed no modules: no python"; return 0; }
+	# os is frozen into the interpreter, but os.py is the landmark it finds
+	# its prefix by.
+	cp_same "$py" "${files[@]}" /usr/lib/python3.11/os.py
+	ln -sf python3.11 "$tmp/usr/bin/python3"
+	mkdir -p "$tmp/opt/ynl/lib"
+	install -m 644 "$ynl/cli.py" "$tmp/opt/ynl/"
+	install -m 644 "$ynl"/lib/*.py "$tmp/opt/ynl/lib/"
+	install -m 644 "$GPUMEM_TOP/uapi/gpumem.yaml" "$tmp/opt/ynl/"
+	env -i "$py" -m compileall -q -d /opt/ynl "$tmp/opt/ynl" >/dev/null
+	# The image's python must get as far as the host's (nothing missing).
+	if out=$(chroot "$tmp" /usr/bin/python3 /opt/ynl/cli.py --spec /opt/ynl/gpumem.yaml \
+		--no-schema --list-ops 2>&1) ||
+	   [[ $out == *"not supported by the kernel"* ]]; then
+		:
+	elif [ "$(id -u)" = 0 ]; then
+		log "mkinitramfs $series: WARNING: python in the image fails: $(tail -n 1 <<<"$out")"
+	fi
+	log "mkinitramfs $series: python3 + YNL CLI in /opt/ynl" \
+		"($(($(du -sk "$tmp" | cut -f1) - kb0)) kB before compression, $((SECONDS - t0)) s)"
+}
+if [ "${GPUMEM_GUEST_PYTHON:-1}" = 1 ]; then
+	add_ynl
 fi
 
 mkdir -p "$(dirname "$outfile")"

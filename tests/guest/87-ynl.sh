@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's generic YNL CLI (tools/net/ynl/cli.py, from the test kernel's
+# source) talks to the family with nothing but uapi/gpumem.yaml:
+#   cli.py --spec gpumem.yaml --no-schema --dump dev-get
+#   cli.py --spec gpumem.yaml --no-schema --do dev-get --json '{"id": 0}'
+# list the qxl device as card0, driver qxl, with a vram region whose
+# capacity is the devices file's (the dump: every device and region as the
+# devices file has them), and a device that does not exist comes back as
+# the module's extack message. scripts/mkinitramfs.sh puts python3 and the
+# CLI in /opt/ynl (GPUMEM_GUEST_PYTHON=0 leaves them out: SKIP).
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+PY=${GM_PYTHON:-/usr/bin/python3}
+YNL=${GM_YNL:-/opt/ynl}
+CASES="ynl-dev-get-dump ynl-dev-get-do ynl-dev-get-error"
+if [ ! -x "$PY" ] || [ ! -e "$YNL/cli.py" ] || [ ! -e "$YNL/gpumem.yaml" ]; then
+	for t in $CASES; do
+		skip "$t" "no python3 / YNL CLI in the initramfs ($PY, $YNL/cli.py; scripts/mkinitramfs.sh adds them unless GPUMEM_GUEST_PYTHON=0 or the test kernel's tools/net/ynl is missing)"
+	done
+	finish
+fi
+
+# ynl NAME ARGS...: run the CLI, stdout in $GM_TMP/NAME.out, stderr in .err,
+# exit status in ynl_rc.
+ynl() {
+	_n=$1
+	shift
+	_t=$(date +%s)
+	"$PY" "$YNL/cli.py" --spec "$YNL/gpumem.yaml" --no-schema "$@" >"$GM_TMP/$_n.out" 2>"$GM_TMP/$_n.err"
+	ynl_rc=$?
+	log "cli.py --spec $YNL/gpumem.yaml --no-schema $*: exit $ynl_rc after $(($(date +%s) - _t)) s"
+	sed 's/^/#   /' "$GM_TMP/$_n.out" "$GM_TMP/$_n.err" | head -n 40
+}
+
+# rows FILE: the CLI's printed reply (a dict or a list of dicts, Python
+# syntax) as "name driver region capacity" lines, sorted; a device without
+# regions as "name driver system -", like the devices file.
+rows() {
+	"$PY" -c '
+import ast, sys
+r = ast.literal_eval(open(sys.argv[1]).read())
+for d in r if isinstance(r, list) else [r]:
+    regs = d.get("region") or [{"region": "system"}]
+    for g in regs:
+        print(d.get("name"), d.get("driver"), g.get("region"), g.get("capacity", "-"))
+' "$1" | sort
+}
+
+snap devices
+qxl=$(tbl_get "$GM_TMP/devices" device driver=qxl | head -n 1)
+cap=$(tbl_get "$GM_TMP/devices" capacity driver=qxl region=vram | head -n 1)
+awk 'NR > 1 { print $1, $2, $5, $6 }' "$GM_TMP/devices" | sort >"$GM_TMP/dbg.rows"
+
+tc_begin ynl-dev-get-dump
+ynl dump --dump dev-get
+tc_eq "exit" "$ynl_rc" 0
+rows "$GM_TMP/dump.out" >"$GM_TMP/dump.rows" 2>"$GM_TMP/rows.err" ||
+	tc_fail "the output is no Python literal: $(tail -n 1 "$GM_TMP/rows.err")"
+tc_eq "qxl's device in the devices file" "$qxl" card0
+tc_eq "card0 in the dump (name driver region capacity)" \
+	"$(awk '$1 == "card0" && $3 == "vram"' "$GM_TMP/dump.rows")" "card0 qxl vram $cap"
+if ! cmp -s "$GM_TMP/dump.rows" "$GM_TMP/dbg.rows"; then
+	diff "$GM_TMP/dbg.rows" "$GM_TMP/dump.rows" | sed 's/^/#   /'
+	tc_fail "devices and regions differ from the devices file (- debugfs, + ynl)"
+fi
+tc_end
+
+tc_begin ynl-dev-get-do
+ynl do --do dev-get --json '{"id": 0}'
+tc_eq "exit" "$ynl_rc" 0
+rows "$GM_TMP/do.out" >"$GM_TMP/do.rows" 2>"$GM_TMP/rows.err" ||
+	tc_fail "the output is no Python literal: $(tail -n 1 "$GM_TMP/rows.err")"
+tc_eq "card0 (name driver region capacity)" "$(awk '$3 == "vram"' "$GM_TMP/do.rows")" "card0 qxl vram $cap"
+tc_eq "devices in the reply" "$(awk '{ print $1 }' "$GM_TMP/do.rows" | sort -u)" card0
+tc_eq "the reply's regions" "$(cat "$GM_TMP/do.rows")" "$(awk '$1 == "card0"' "$GM_TMP/dbg.rows")"
+tc_end
+
+tc_begin ynl-dev-get-error
+ynl err --do dev-get --json '{"id": 4242}'
+tc_num -ne "exit" "$ynl_rc" 0
+grep -q 'no such DRM device' "$GM_TMP/err.out" "$GM_TMP/err.err" ||
+	tc_fail "no 'no such DRM device' extack message in the CLI's output"
+tc_end
+
+finish
