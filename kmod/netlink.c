@@ -74,17 +74,17 @@ struct gpumem_nl_dump {
 
 /*
  * A required attribute: the kernel's structured "missing attribute" report
- * plus a message for people.
+ * plus a message for people. Evaluates to true when the attribute is there.
  */
-static bool gpumem_nl_require(struct genl_info *info, int attr,
-			      const char *msg)
-{
-	if (info->attrs[attr])
-		return true;
-	GENL_REQ_ATTR_CHECK(info, attr);
-	NL_SET_ERR_MSG(info->extack, msg);
-	return false;
-}
+#define GPUMEM_NL_REQUIRE(info, attr, msg) ({				\
+	bool __present = !!(info)->attrs[attr];				\
+									\
+	if (!__present) {						\
+		GENL_REQ_ATTR_CHECK(info, attr);			\
+		NL_SET_ERR_MSG((info)->extack, msg);			\
+	}								\
+	__present;							\
+})
 
 static int gpumem_nl_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 {
@@ -150,7 +150,7 @@ static int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int idx, ret;
 
-	if (!gpumem_nl_require(info, GPUMEM_A_DEV_ID,
+	if (!GPUMEM_NL_REQUIRE(info, GPUMEM_A_DEV_ID,
 			       "a device id (GPUMEM_A_DEV_ID) is required"))
 		return -EINVAL;
 	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
@@ -551,7 +551,7 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	struct gpumem_snapshot *snap;
 	struct cgroup *cgrp;
 
-	if (!gpumem_nl_require(info, GPUMEM_A_LIMIT_CGROUP_ID,
+	if (!GPUMEM_NL_REQUIRE(info, GPUMEM_A_LIMIT_CGROUP_ID,
 			       "a cgroup id (GPUMEM_A_LIMIT_CGROUP_ID) is required"))
 		return -EINVAL;
 	*cgid = nla_get_u64(attrs[GPUMEM_A_LIMIT_CGROUP_ID]);
