@@ -77,11 +77,13 @@ struct gpumem_nl_dump {
  * plus a message for people. Evaluates to true when the attribute is there.
  */
 #define GPUMEM_NL_REQUIRE(info, attr, msg) ({				\
-	bool __present = !!(info)->attrs[attr];				\
+	struct genl_info *__info = (info);				\
+	int __attr = (attr);						\
+	bool __present = !!__info->attrs[__attr];			\
 									\
 	if (!__present) {						\
-		GENL_REQ_ATTR_CHECK(info, attr);			\
-		NL_SET_ERR_MSG((info)->extack, msg);			\
+		GENL_REQ_ATTR_CHECK(__info, __attr);			\
+		NL_SET_ERR_MSG(__info->extack, msg);			\
 	}								\
 	__present;							\
 })
