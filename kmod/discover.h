@@ -24,6 +24,7 @@ struct gpumem_driver_info;
  * @drv: the classifier's entry for the driver, or NULL
  * @minor: index of the primary minor
  * @name: "card<minor>"
+ * @threshold_above: bit per region: its use is above threshold_pct (hooks.c)
  */
 struct gpumem_device {
 	struct list_head node;
@@ -32,6 +33,7 @@ struct gpumem_device {
 	const struct gpumem_driver_info *drv;
 	int minor;
 	char name[16];
+	unsigned long threshold_above;
 };
 
 int gpumem_discover_init(void);

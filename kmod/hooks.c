@@ -17,7 +17,7 @@
  * the copies are freed or the module text goes away.
  *
  * Locking: gpumem_hooks (RCU list) is changed under gpumem_hooks_lock; the
- * wrappers read it under rcu_read_lock(). The guard ring is protected by
+ * wrappers read it under rcu_read_lock(). The guard slots are protected by
  * gpumem_guard_lock (a spinlock: eviction_valuable runs under TTM's lru_lock).
  */
 #include <linux/atomic.h>
@@ -26,6 +26,7 @@
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/wait_bit.h>
 #include "compat.h"
 #include "classify.h"
@@ -48,9 +49,8 @@ static const struct kernel_param_ops gpumem_pct_ops = {
 module_param_cb(threshold_pct, &gpumem_pct_ops, &threshold_pct, 0644);
 MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use crosses this percentage (0: off, default 80)");
 
-/* How long a denial keeps its task from evicting (one TTM request). */
-#define GPUMEM_GUARD_TIME	msecs_to_jiffies(50)
-#define GPUMEM_GUARD_SLOTS	16
+/* Tasks that may be inside a denied request at once. */
+#define GPUMEM_GUARD_SLOTS	64
 
 /**
  * struct gpumem_man_hook - one wrapped resource manager
@@ -61,9 +61,7 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @funcs: the copy man->func points to while hooked
  * @gdev: the device
  * @region: enum gpumem_region of the manager
- * @capacity: bytes, 0 if unknown (no threshold events then)
- * @above: usage is above the threshold (read and written without a lock:
- *	a race only costs a duplicate or a missed re-arm of the event)
+ * @capacity: bytes, 0 if unknown (not counted for threshold events)
  */
 struct gpumem_man_hook {
 	struct list_head node;
@@ -74,7 +72,6 @@ struct gpumem_man_hook {
 	struct gpumem_device *gdev;
 	u8 region;
 	u64 capacity;
-	bool above;
 };
 
 /**
@@ -100,14 +97,21 @@ static LIST_HEAD(gpumem_bdev_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static DEFINE_MUTEX(gpumem_hooks_lock);
 static atomic_t gpumem_hooks_inflight = ATOMIC_INIT(0);
 
-/* Recent denials: task, buffer and time. Under gpumem_guard_lock. */
-static struct {
+/*
+ * Tasks inside a request that was denied, until they return to user space:
+ * a task_work clears the slot then. While its slot is live, the task's
+ * retries of the request are decided again but not counted or reported, and
+ * TTM may not evict anything of that memory type on its behalf. Under
+ * gpumem_guard_lock; gpumem_guard_pending counts queued task_works (their
+ * callback is module text).
+ */
+static struct gpumem_guard_slot {
+	struct callback_head work;
 	const struct task_struct *task;
-	const struct ttm_buffer_object *bo;
-	unsigned long when;
+	u32 mem_type;
 } gpumem_guard[GPUMEM_GUARD_SLOTS];
-static unsigned int gpumem_guard_next;
 static DEFINE_SPINLOCK(gpumem_guard_lock);
+static atomic_t gpumem_guard_pending = ATOMIC_INIT(0);
 
 static void gpumem_hook_enter(void)
 {
@@ -122,50 +126,82 @@ static void gpumem_hook_leave(void)
 		wake_up_var(&gpumem_hooks_inflight);
 }
 
-/* The current task's guard slot, if it has a live one. */
-static int gpumem_guard_slot(unsigned long now)
+static struct gpumem_guard_slot *gpumem_guard_find(void)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&gpumem_guard_lock);
 	for (i = 0; i < GPUMEM_GUARD_SLOTS; i++)
-		if (gpumem_guard[i].task == current &&
-		    time_before(now, gpumem_guard[i].when + GPUMEM_GUARD_TIME))
-			return i;
-	return -1;
+		if (gpumem_guard[i].task == current)
+			return &gpumem_guard[i];
+	return NULL;
 }
 
-/* Note a denial of @bo for the current task. */
-static void gpumem_guard_note(const struct ttm_buffer_object *bo)
+/* task_work: the task is back in user space, its request is over. */
+static void gpumem_guard_done(struct callback_head *work)
 {
-	unsigned long now = jiffies;
-	int i;
+	struct gpumem_guard_slot *slot =
+		container_of(work, struct gpumem_guard_slot, work);
 
 	spin_lock(&gpumem_guard_lock);
-	i = gpumem_guard_slot(now);
-	if (i < 0)
-		i = gpumem_guard_next++ % GPUMEM_GUARD_SLOTS;
-	gpumem_guard[i].task = current;
-	gpumem_guard[i].bo = bo;
-	gpumem_guard[i].when = now;
+	slot->task = NULL;
 	spin_unlock(&gpumem_guard_lock);
+	if (atomic_dec_and_test(&gpumem_guard_pending))
+		wake_up_var(&gpumem_guard_pending);
 }
 
 /*
- * Was @bo (or, with @bo NULL, anything) denied to the current task a moment
- * ago? TTM retries a denied request after trying to evict: the retry is the
- * same request, and the task must not evict meanwhile.
+ * Is the current task already inside a denied request? Its retries of the
+ * request are not counted or reported again.
  */
-static bool gpumem_guard_recent(const struct ttm_buffer_object *bo)
+static bool gpumem_guard_active(void)
 {
-	bool recent;
-	int i;
+	bool active;
 
 	spin_lock(&gpumem_guard_lock);
-	i = gpumem_guard_slot(jiffies);
-	recent = i >= 0 && (!bo || gpumem_guard[i].bo == bo);
+	active = gpumem_guard_find();
 	spin_unlock(&gpumem_guard_lock);
-	return recent;
+	return active;
+}
+
+/* The current task's request was denied a placement of @mem_type. */
+static void gpumem_guard_enter(u32 mem_type)
+{
+	struct gpumem_guard_slot *slot = NULL;
+	unsigned int i;
+
+	spin_lock(&gpumem_guard_lock);
+	if (gpumem_guard_find()) {
+		spin_unlock(&gpumem_guard_lock);
+		return;
+	}
+	for (i = 0; i < GPUMEM_GUARD_SLOTS && !slot; i++)
+		if (!gpumem_guard[i].task)
+			slot = &gpumem_guard[i];
+	if (slot) {
+		slot->task = current;
+		slot->mem_type = mem_type;
+		atomic_inc(&gpumem_guard_pending);
+	}
+	spin_unlock(&gpumem_guard_lock);
+	if (!slot)
+		return;		/* more than 64 at once: unguarded, reported */
+	init_task_work(&slot->work, gpumem_guard_done);
+	if (task_work_add(current, &slot->work, TWA_RESUME))
+		gpumem_guard_done(&slot->work);	/* exiting: no return */
+}
+
+/* May TTM evict for the current task to make room in @mem_type? */
+static bool gpumem_guard_allows_eviction(u32 mem_type)
+{
+	struct gpumem_guard_slot *slot;
+	bool allow;
+
+	spin_lock(&gpumem_guard_lock);
+	slot = gpumem_guard_find();
+	allow = !slot || slot->mem_type != mem_type;
+	spin_unlock(&gpumem_guard_lock);
+	return allow;
 }
 
 static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager *man)
@@ -178,22 +214,39 @@ static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager 
 	return NULL;
 }
 
-static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes)
+/*
+ * Device-threshold events: the region's use (all its managers) against its
+ * capacity, edge-triggered on the way up, re-armed when it falls back.
+ */
+static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
+				   bool alloc)
 {
 	unsigned int pct = READ_ONCE(threshold_pct);
-	u64 usage, limit;
+	struct gpumem_device *gdev = h->gdev;
+	struct gpumem_man_hook *pos;
+	u64 usage = 0, cap = 0, limit;
 
-	if (!pct || !h->capacity)
+	if (!pct)
 		return;
-	usage = ttm_resource_manager_usage(h->man);
-	limit = div_u64(h->capacity * pct, 100);
-	if (usage > limit && !READ_ONCE(h->above)) {
-		WRITE_ONCE(h->above, true);
-		gpumem_quota_device_event(h->gdev->minor, h->region, usage,
-					  bytes, limit);
-	} else if (usage <= limit && READ_ONCE(h->above)) {
-		WRITE_ONCE(h->above, false);
+	rcu_read_lock();
+	list_for_each_entry_rcu(pos, &gpumem_man_hooks, node) {
+		if (pos->gdev != gdev || pos->region != h->region ||
+		    !pos->capacity)
+			continue;
+		usage += ttm_resource_manager_usage(pos->man);
+		cap += pos->capacity;
 	}
+	rcu_read_unlock();
+	if (!cap)
+		return;
+	limit = div_u64(cap * pct, 100);
+	if (usage <= limit) {
+		clear_bit(h->region, &gdev->threshold_above);
+		return;
+	}
+	if (alloc && !test_and_set_bit(h->region, &gdev->threshold_above))
+		gpumem_quota_device_event(gdev->minor, h->region, usage, bytes,
+					  limit);
 }
 
 static int gpumem_hook_alloc(struct ttm_resource_manager *man,
@@ -216,9 +269,9 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	}
 	/* A retry of a request just denied is decided again, reported once. */
 	ret = gpumem_quota_charge(h->gdev->minor, h->region, bo->base.size,
-				  gpumem_guard_recent(bo), &charge);
+				  gpumem_guard_active(), &charge);
 	if (ret == -ENOSPC)
-		gpumem_guard_note(bo);
+		gpumem_guard_enter(place->mem_type);
 	if (ret)
 		goto out;
 	ret = h->orig->alloc(man, bo, place, res);
@@ -227,7 +280,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		goto out;
 	}
 	gpumem_quota_commit(charge, *res, &bo->base);
-	gpumem_threshold_check(h, bo->base.size);
+	gpumem_threshold_check(h, bo->base.size, true);
 out:
 	gpumem_hook_leave();
 	return ret;
@@ -243,8 +296,10 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 	h = gpumem_man_hook_find(man);
 	rcu_read_unlock();
 	gpumem_quota_release(res);
-	if (!WARN_ON_ONCE(!h))
+	if (!WARN_ON_ONCE(!h)) {
 		h->orig->free(man, res);
+		gpumem_threshold_check(h, 0, false);
+	}
 	gpumem_hook_leave();
 }
 
@@ -255,7 +310,7 @@ static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 	bool ret;
 
 	gpumem_hook_enter();
-	if (gpumem_guard_recent(NULL)) {
+	if (!gpumem_guard_allows_eviction(place->mem_type)) {
 		ret = false;
 		goto out;
 	}
@@ -399,4 +454,16 @@ void gpumem_hooks_detach(struct gpumem_device *gdev)
 	mutex_unlock(&gpumem_hooks_lock);
 
 	gpumem_quota_forget_device(gdev->minor);
+}
+
+/**
+ * gpumem_hooks_exit() - wait for the guards' pending task_works
+ *
+ * Context: module exit, after every device was detached.
+ */
+void gpumem_hooks_exit(void)
+{
+	wait_var_event(&gpumem_guard_pending,
+		       !atomic_read(&gpumem_guard_pending));
+	synchronize_rcu_tasks();	/* their callbacks' last instructions */
 }

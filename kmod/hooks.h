@@ -11,5 +11,6 @@ struct gpumem_device;
 
 int gpumem_hooks_attach(struct gpumem_device *gdev);
 void gpumem_hooks_detach(struct gpumem_device *gdev);
+void gpumem_hooks_exit(void);
 
 #endif /* GPUMEM_HOOKS_H */

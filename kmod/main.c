@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include "debugfs.h"
 #include "discover.h"
+#include "hooks.h"
 #include "netlink.h"
 #include "quota.h"
 #include "walk.h"
@@ -52,6 +53,7 @@ static void __exit gpumem_exit(void)
 {
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();		/* restores every hooked device */
+	gpumem_hooks_exit();
 	gpumem_netlink_exit();
 	gpumem_quota_exit();
 	gpumem_walk_exit();
