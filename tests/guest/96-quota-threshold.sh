@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Device-threshold events: with threshold_pct set so that a device region
+# crosses it, exactly one device-threshold event comes when it does (device,
+# region, requested, the threshold in bytes = capacity x pct / 100 of the
+# region as the devices file shows it); crossing again after the usage went
+# back below it gives one more. Invalid values of threshold_pct, event_rate
+# and event_burst are refused by the parameter write and change nothing.
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+CASES="quota-param-invalid quota-threshold-bochs quota-threshold-bochs-again quota-threshold-qxl"
+
+. "$(dirname "$0")/quota-lib.sh"
+
+quota_setup
+PAR=/sys/module/gpumem/parameters
+pct0=$(cat "$PAR/threshold_pct")
+trap 'echo "$pct0" >"$PAR/threshold_pct"; _gm_cleanup' EXIT
+
+tc_begin quota-param-invalid
+for p in threshold_pct event_rate event_burst; do
+	v0=$(cat "$PAR/$p")
+	case $p in
+	threshold_pct) vals="101 -1 abc 1000 4294967296 1.5" ;;
+	*) vals="0 1000001 -1 abc 4294967296" ;;
+	esac
+	for v in $vals ""; do
+		if echo "$v" >"$PAR/$p" 2>/dev/null; then
+			tc_fail "$p: writing '$v' succeeded (now $(cat "$PAR/$p"))"
+			echo "$v0" >"$PAR/$p"
+		fi
+		tc_eq "$p after writing '$v'" "$(cat "$PAR/$p")" "$v0"
+	done
+done
+for v in 0 100 "$pct0"; do
+	echo "$v" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $v failed"
+	tc_eq "threshold_pct after writing $v" "$(cat "$PAR/threshold_pct")" "$v"
+done
+tc_end
+
+# thr_events MARK: $ev = the device-threshold events since MARK.
+thr_events() { w_since "$1"; ev=$(echo "$ev" | grep '"type":"device-threshold"'); }
+
+# bochs (TTM VRAM on 6.x, 16 MiB): a pinned scanout buffer crosses a
+# threshold just above the current use.
+bochs=$(card_of bochs)
+if [ -z "$bochs" ] || [ "$(bochs_expect_ttm)" != yes ]; then
+	skip quota-threshold-bochs "no bochs device with TTM VRAM on this kernel"
+	skip quota-threshold-bochs-again "no bochs device with TTM VRAM on this kernel"
+elif ! spawn_cmd banchor "$QA" anchor -d bochs -t "$GM_HOLD"; then
+	fail quota-threshold-bochs "bochs anchor: $(helper_why banchor)"
+else
+	tc_begin quota-threshold-bochs
+	cap=$(dev_field "$bochs" vram capacity)
+	used=$(dev_field "$bochs" vram used)
+	# the smallest percentage above what is used plus 1 MiB (a scanout is >= 3 MiB)
+	pct=$(( ($(num "$used") + MiB) * 100 / $(num "$cap") + 1 ))
+	thr=$(( $(num "$cap") * pct / 100 ))
+	log "$bochs: capacity $cap, used $used: threshold_pct=$pct ($thr bytes)"
+	echo "$pct" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $pct failed"
+	m0=$(w_mark)
+	if spawn_cmd s1 "$GM_ALLOC" alloc -d bochs -k scanout -t "$GM_HOLD" -c gm-q-thr1; then
+		size=$(out_bo s1 0 size)
+		thr_events "$m0"
+		tc_eq "device-threshold events" "$(echo "$ev" | grep -c .)" 1
+		ev_check "$ev" device="$bochs" region=vram pid="$s1_pid" comm=gm-q-thr1 requested="$size" \
+			limit="$thr" cgroup_id=null
+		tc_num -gt "event usage (above the threshold)" "$(echo "$ev" | jget usage)" "$thr"
+	else
+		tc_fail "scanout: $(helper_why s1)"
+	fi
+	tc_end
+
+	# Back below (the scanout is unpinned and freed), then one buffer
+	# crosses again in one step: one more event.
+	tc_begin quota-threshold-bochs-again
+	stop s1
+	bochs_below() { [ "$(num "$(dev_field "$bochs" vram used)")" -le "$thr" ]; }
+	wait_until 5 bochs_below ||
+		tc_fail "$bochs vram used still $(dev_field "$bochs" vram used) > $thr after the scanout exited"
+	m0=$(w_mark)
+	if spawn_cmd s2 "$GM_ALLOC" alloc -d bochs -k scanout -t "$GM_HOLD" -c gm-q-thr2; then
+		thr_events "$m0"
+		tc_eq "device-threshold events on the second crossing" "$(echo "$ev" | grep -c .)" 1
+		ev_check "$ev" device="$bochs" pid="$s2_pid" limit="$thr"
+		stop s2
+	else
+		tc_fail "scanout: $(helper_why s2)"
+	fi
+	tc_end
+fi
+
+# qxl: the vram region is two TTM managers (VRAM and the surface BAR); the
+# threshold is a percentage of the region's capacity.
+tc_begin quota-threshold-qxl
+snap devices
+cap=$(tbl_get "$GM_TMP/devices" capacity device="$qxl" region=vram)
+used=$(tbl_get "$GM_TMP/devices" used device="$qxl" region=vram)
+pct=$(( ($(num "$used") + 8 * MiB) * 100 / $(num "$cap") + 1 ))
+thr=$(( $(num "$cap") * pct / 100 ))
+n=$(( (thr - $(num "$used")) / MiB + 3 ))
+log "$qxl: capacity $cap, used $used: threshold_pct=$pct ($thr bytes), allocating $n MiB"
+echo "$pct" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $pct failed"
+m0=$(w_mark)
+hold_in "$GM_CGROOT" q1 -n "$n" -s 1M -c gm-q-thr3 || tc_fail "helper: $(helper_why q1)"
+tc_num -gt "$qxl vram used now" "$(dev_field "$qxl" vram used)" "$thr"
+thr_events "$m0"
+tc_eq "device-threshold events" "$(echo "$ev" | grep -c .)" 1
+ev_check "$ev" device="$qxl" region=vram limit="$thr" requested="$MiB" pid="$q1_pid"
+tc_num -gt "event usage (above the threshold)" "$(num "$(echo "$ev" | jget usage)")" "$thr"
+stop q1
+tc_end
+
+echo "$pct0" >"$PAR/threshold_pct"
+"$CTL" limit clear "$SYNC" >/dev/null 2>&1
+finish

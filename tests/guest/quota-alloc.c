@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * quota-alloc - qxl VRAM allocations for gpumem's quota tests and
+ * benchmarks. Unlike gpumem-alloc it goes on after a denied allocation
+ * (ENOMEM), can start several processes at the same moment, and times the
+ * ioctls (CLOCK_MONOTONIC).
+ *
+ *   quota-alloc hold  [-n N] [-s SIZE] [-g GOFILE] [-t SECONDS] [-c COMM]
+ *       try N allocations (a denied one is counted, not fatal), hold the
+ *       ones that succeeded until SIGTERM/SIGINT or the hold time ends.
+ *       With -g: print ARMED, then wait until GOFILE exists before starting.
+ *       Prints: DEVICE cardN / ARMED pid / BO i handle=H size=S (each success)
+ *               / TOTAL ok=K denied=D bytes=B / READY pid / FREED
+ *   quota-alloc churn [-n N] [-s SIZE] [-c COMM]
+ *       N x (create one BO, close its handle); any failure is fatal.
+ *       Prints: CHURN n=N total_ns=T median_ns=M p10_ns=.. p90_ns=..
+ *   quota-alloc deny  [-n N] [-s SIZE] [-p PACE_US] [-o FILE] [-c COMM]
+ *       N allocations that are expected to be denied (a success is closed
+ *       again and counted); -o writes "t_before_ns t_after_ns errno" per
+ *       attempt; -p sleeps between attempts.
+ *       Prints: DENY n=N denied=D ok=K other=O median_ns=M p90_ns=.. total_ns=T
+ *   quota-alloc orphan [-n N] [-s SIZE] [-t SECONDS] [-c COMM]
+ *       allocate N buffers, mmap each and close its GEM handle: the
+ *       mappings keep the buffers alive with no handle and no dma-buf.
+ *       Prints: DEVICE cardN / TOTAL ok=K denied=D bytes=B / READY pid
+ *   quota-alloc sample -g STOPFILE -o CGROUP [-t SECONDS]
+ *       read the debugfs quotas file in a loop until STOPFILE exists and
+ *       report the highest usage of CGROUP's all-devices vram row.
+ *       Prints: SAMPLES n=N max=M
+ *   quota-alloc anchor -d DRIVER [-t SECONDS]
+ *       keep the first device of DRIVER (qxl, bochs, ...) open, not as DRM
+ *       master, so that no test process closes its last file (the driver
+ *       restores its fbdev console on the last close, allocating in the
+ *       closing task's context). Prints: DEVICE cardN / READY pid
+ * SIZE takes K/M suffixes (binary). Exit status 0, 1 on a fatal error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+#include <qxl_drm.h>
+
+static volatile sig_atomic_t stop_signal;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("quota-alloc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t parse_num(const char *s, bool size)
+{
+	unsigned long long v;
+	uint64_t mult = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		die("bad number '%s'", s);
+	if (size && (*end == 'k' || *end == 'K'))
+		mult = 1ull << 10, end++;
+	else if (size && (*end == 'm' || *end == 'M'))
+		mult = 1ull << 20, end++;
+	if (*end || v > UINT64_MAX / mult)
+		die("bad number '%s'", s);
+	return v * mult;
+}
+
+/* The first /dev/dri/cardN whose driver name starts with @drv. */
+static int open_card(const char *drv, char *node, size_t len)
+{
+	char path[64];
+	int minor;
+
+	for (minor = 0; minor < 64; minor++) {
+		drmVersionPtr v;
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", minor);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strncmp(v->name, drv, strlen(drv))) {
+			drmFreeVersion(v);
+			snprintf(node, len, "card%d", minor);
+			return fd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(fd);
+	}
+	die("no %s device", drv);
+}
+
+/* One VRAM allocation: 0 and the handle, or the errno. */
+static int qxl_alloc(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_qxl_alloc a = { .size = (uint32_t)size };
+
+	if (ioctl(fd, DRM_IOCTL_QXL_ALLOC, &a))
+		return errno;
+	*handle = a.handle;
+	return 0;
+}
+
+static void qxl_free(int fd, uint32_t handle)
+{
+	if (drmCloseBufferHandle(fd, handle))
+		die("close handle %u: %s", handle, strerror(errno));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentile P (0..100) of N sorted values. */
+static uint64_t pct(const uint64_t *v, size_t n, unsigned int p)
+{
+	if (!n)
+		return 0;
+	return v[(n - 1) * p / 100];
+}
+
+struct opts {
+	uint64_t count, size, pace_us, hold;
+	const char *go, *out, *driver;
+};
+
+static int cmd_anchor(int fd, const char *node, const struct opts *o)
+{
+	uint64_t end = now_ns() + o->hold * 1000000000ull;
+
+	if (drmIsMaster(fd) && drmDropMaster(fd))
+		die("%s: drmDropMaster: %s", node, strerror(errno));
+	printf("DEVICE %s\n", node);
+	printf("READY %d\n", (int)getpid());
+	while (!stop_signal && now_ns() < end)
+		usleep(20000);
+	printf("FREED\n");
+	return 0;
+}
+
+static int cmd_hold(int fd, const char *node, const struct opts *o)
+{
+	uint32_t *h = calloc(o->count, sizeof(*h));
+	uint64_t ok = 0, denied = 0, i, end;
+
+	if (!h)
+		die("out of memory");
+	printf("DEVICE %s\n", node);
+	if (o->go) {
+		printf("ARMED %d\n", (int)getpid());
+		fflush(stdout);
+		while (access(o->go, F_OK) && !stop_signal)
+			usleep(500);
+	}
+	for (i = 0; i < o->count && !stop_signal; i++) {
+		int err = qxl_alloc(fd, o->size, &h[ok]);
+
+		if (err == ENOMEM || err == ENOSPC) {
+			denied++;
+			continue;
+		}
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size, strerror(err));
+		printf("BO %" PRIu64 " handle=%u size=%" PRIu64 "\n", i, h[ok], o->size);
+		ok++;
+	}
+	printf("TOTAL ok=%" PRIu64 " denied=%" PRIu64 " bytes=%" PRIu64 "\n", ok, denied,
+	       ok * o->size);
+	printf("READY %d\n", (int)getpid());
+	fflush(stdout);
+	end = now_ns() + o->hold * 1000000000ull;
+	while (!stop_signal && now_ns() < end)
+		usleep(20000);
+	for (i = 0; i < ok; i++)
+		qxl_free(fd, h[i]);
+	printf("FREED\n");
+	free(h);
+	return 0;
+}
+
+static int cmd_orphan(int fd, const char *node, const struct opts *o)
+{
+	void **maps = calloc(o->count, sizeof(*maps));
+	uint64_t ok = 0, denied = 0, i, end;
+
+	if (!maps)
+		die("out of memory");
+	printf("DEVICE %s\n", node);
+	for (i = 0; i < o->count; i++) {
+		struct drm_qxl_map m = { 0 };
+		uint32_t handle = 0;
+		int err = qxl_alloc(fd, o->size, &handle);
+
+		if (err == ENOMEM || err == ENOSPC) {
+			denied++;
+			continue;
+		}
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size, strerror(err));
+		m.handle = handle;
+		if (ioctl(fd, DRM_IOCTL_QXL_MAP, &m))
+			die("%s: DRM_IOCTL_QXL_MAP: %s", node, strerror(errno));
+		maps[ok] = mmap(NULL, o->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.offset);
+		if (maps[ok] == MAP_FAILED)
+			die("%s: mmap: %s", node, strerror(errno));
+		qxl_free(fd, handle);
+		printf("MAPPED %" PRIu64 " size=%" PRIu64 "\n", i, o->size);
+		ok++;
+	}
+	printf("TOTAL ok=%" PRIu64 " denied=%" PRIu64 " bytes=%" PRIu64 "\n", ok, denied,
+	       ok * o->size);
+	printf("READY %d\n", (int)getpid());
+	fflush(stdout);
+	end = now_ns() + o->hold * 1000000000ull;
+	while (!stop_signal && now_ns() < end)
+		usleep(20000);
+	for (i = 0; i < ok; i++)
+		munmap(maps[i], o->size);
+	printf("FREED\n");
+	free(maps);
+	return 0;
+}
+
+static int cmd_churn(int fd, const char *node, const struct opts *o)
+{
+	uint64_t *t = calloc(o->count, sizeof(*t)), i, start, total;
+
+	if (!t)
+		die("out of memory");
+	start = now_ns();
+	for (i = 0; i < o->count; i++) {
+		uint64_t t0 = now_ns();
+		uint32_t handle = 0;
+		int err = qxl_alloc(fd, o->size, &handle);
+
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 " (iteration %" PRIu64 "): %s",
+			    node, o->size, i, strerror(err));
+		qxl_free(fd, handle);
+		t[i] = now_ns() - t0;
+	}
+	total = now_ns() - start;
+	qsort(t, o->count, sizeof(*t), cmp_u64);
+	printf("CHURN n=%" PRIu64 " total_ns=%" PRIu64 " median_ns=%" PRIu64 " p10_ns=%" PRIu64
+	       " p90_ns=%" PRIu64 "\n", o->count, total, pct(t, o->count, 50), pct(t, o->count, 10),
+	       pct(t, o->count, 90));
+	free(t);
+	return 0;
+}
+
+static int cmd_deny(int fd, const char *node, const struct opts *o)
+{
+	uint64_t *t = calloc(o->count, sizeof(*t)), i, n = 0, denied = 0, ok = 0, other = 0;
+	uint64_t start, total;
+	FILE *out = NULL;
+
+	if (!t)
+		die("out of memory");
+	if (o->out && !(out = fopen(o->out, "w")))
+		die("%s: %s", o->out, strerror(errno));
+	if (out)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
+	start = now_ns();
+	for (i = 0; i < o->count && !stop_signal; i++) {
+		uint32_t handle = 0;
+		uint64_t t0, t1;
+		int err;
+
+		t0 = now_ns();
+		err = qxl_alloc(fd, o->size, &handle);
+		t1 = now_ns();
+		t[n++] = t1 - t0;
+		if (out)
+			fprintf(out, "%" PRIu64 " %" PRIu64 " %d\n", t0, t1, err);
+		if (!err) {
+			ok++;
+			qxl_free(fd, handle);
+		} else if (err == ENOMEM || err == ENOSPC) {
+			denied++;
+		} else {
+			other++;
+		}
+		if (o->pace_us)
+			usleep(o->pace_us);
+	}
+	total = now_ns() - start;
+	if (out && fclose(out))
+		die("%s: %s", o->out, strerror(errno));
+	qsort(t, n, sizeof(*t), cmp_u64);
+	printf("DENY n=%" PRIu64 " denied=%" PRIu64 " ok=%" PRIu64 " other=%" PRIu64
+	       " median_ns=%" PRIu64 " p90_ns=%" PRIu64 " total_ns=%" PRIu64 " device=%s\n",
+	       n, denied, ok, other, pct(t, n, 50), pct(t, n, 90), total, node);
+	free(t);
+	return 0;
+}
+
+/* The usage column of CGROUP's "all vram" row of the quotas file, or -1. */
+static long long quota_usage(const char *cgroup)
+{
+	static char buf[1 << 16];
+	long long usage = -1;
+	char *line, *save = NULL;
+	size_t len;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/gpumem/quotas", "r");
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char cg[256], dev[32], region[16], max[32], high[32], mode[16];
+		unsigned long long id, u, d;
+
+		if (sscanf(line, "%llu %255s %31s %15s %31s %31s %15s %llu %llu", &id, cg, dev, region,
+			   max, high, mode, &u, &d) == 9 &&
+		    !strcmp(cg, cgroup) && !strcmp(dev, "all") && !strcmp(region, "vram"))
+			usage = (long long)u;
+	}
+	return usage;
+}
+
+static int cmd_sample(const struct opts *o)
+{
+	uint64_t n = 0, end = now_ns() + o->hold * 1000000000ull;
+	long long max = -1;
+
+	if (!o->go || !o->out)
+		die("sample needs -g STOPFILE -o CGROUP");
+	printf("READY %d\n", (int)getpid());
+	while (access(o->go, F_OK) && !stop_signal && now_ns() < end) {
+		long long u = quota_usage(o->out);
+
+		if (u > max)
+			max = u;
+		n++;
+	}
+	printf("SAMPLES n=%" PRIu64 " max=%lld\n", n, max);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .count = 1, .size = 1 << 20, .hold = 300 };
+	struct sigaction sa;
+	const char *cmd;
+	char node[32];
+	int opt, fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		die("usage: quota-alloc hold|churn|deny|orphan|sample|anchor [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
+		    "[-p PACE_US] [-o FILE] [-c COMM]");
+	cmd = argv[1];
+	optind = 2;
+	while ((opt = getopt(argc, argv, "n:s:g:t:p:o:c:d:")) != -1) {
+		switch (opt) {
+		case 'd': o.driver = optarg; break;
+		case 'n': o.count = parse_num(optarg, false); break;
+		case 's': o.size = parse_num(optarg, true); break;
+		case 'g': o.go = optarg; break;
+		case 't': o.hold = parse_num(optarg, false); break;
+		case 'p': o.pace_us = parse_num(optarg, false); break;
+		case 'o': o.out = optarg; break;
+		case 'c':
+			if (prctl(PR_SET_NAME, optarg))
+				die("PR_SET_NAME: %s", strerror(errno));
+			break;
+		default: die("bad option");
+		}
+	}
+	if (optind != argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (!o.count || o.count > 10000000 || !o.size || o.size > UINT32_MAX)
+		die("bad count or size");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+
+	if (!strcmp(cmd, "sample"))
+		return cmd_sample(&o);
+	fd = open_card(o.driver ? o.driver : "qxl", node, sizeof(node));
+	if (!strcmp(cmd, "anchor"))
+		return cmd_anchor(fd, node, &o);
+	if (o.driver && strcmp(o.driver, "qxl"))
+		die("%s allocates on qxl only", cmd);
+	if (!strcmp(cmd, "hold"))
+		return cmd_hold(fd, node, &o);
+	if (!strcmp(cmd, "churn"))
+		return cmd_churn(fd, node, &o);
+	if (!strcmp(cmd, "orphan"))
+		return cmd_orphan(fd, node, &o);
+	if (!strcmp(cmd, "deny"))
+		return cmd_deny(fd, node, &o);
+	die("unknown command '%s'", cmd);
+}
