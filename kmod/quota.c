@@ -449,7 +449,9 @@ void gpumem_quota_commit(struct gpumem_charge *charge,
 		kfree(charge);
 		return;
 	}
-	mod_delayed_work(system_wq, &gpumem_quota_sweep_work, GPUMEM_ORPHAN_AGE);
+	/* queue, never postpone: steady allocation must not starve the sweep */
+	queue_delayed_work(system_wq, &gpumem_quota_sweep_work,
+			   GPUMEM_ORPHAN_AGE);
 }
 
 /**
@@ -544,14 +546,13 @@ static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 
 	if (c->depth <= 1)
 		return false;
+	*more = true;		/* charged to a cgroup: look again later */
 	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf)) {
 		c->since = jiffies;
 		return false;
 	}
-	if (time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE)) {
-		*more = true;
+	if (time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE))
 		return false;
-	}
 	gpumem_quota_uncharge_levels(c, c->depth - 1);	/* all but the root */
 	c->cgids[0] = c->cgids[c->depth - 1];
 	c->depth = 1;
@@ -566,8 +567,8 @@ static void gpumem_quota_sweep_fn(struct work_struct *work)
 	gpumem_quota_walk(gpumem_charge_orphan, &more);
 	mutex_unlock(&gpumem_charges_lock);
 	if (more)
-		mod_delayed_work(system_wq, &gpumem_quota_sweep_work,
-				 GPUMEM_ORPHAN_AGE);
+		queue_delayed_work(system_wq, &gpumem_quota_sweep_work,
+				   GPUMEM_ORPHAN_AGE);
 }
 
 /**

@@ -115,6 +115,6 @@ echo "bench-alloc:   VRAM full, 60 ms apart:         $fp / $fp90 ns ($fpd of $fp
 awk -v a="$ft" -v b="$fp" 'BEGIN { m = a > b ? a : b
 	printf "bench-alloc:   worst median with a full device = %.3f ms (goal <= 1 ms): %s\n", m / 1e6, m <= 1e6 ? "met" : "NOT met" }'
 echo "bench-alloc:   filler's BOs in VRAM before/after the denials: $before/$after ($([ "$before" = "$after" ] && echo "nothing evicted" || echo "EVICTED"))"
-echo "bench-alloc:   quotas denied counter of the limited cgroup: $denied (requests denied: $((etd + epd + ftd + fpd)))"
+echo "bench-alloc:   quotas denied counter of the limited cgroup: $denied (requests denied since its limit was set again: $((ftd + fpd)))"
 stop fill
 "$CTL" limit clear "$L" >/dev/null
