@@ -99,14 +99,20 @@ cap=$(tbl_get "$GM_TMP/devices" capacity device="$qxl" region=vram)
 used=$(tbl_get "$GM_TMP/devices" used device="$qxl" region=vram)
 pct=$(( ($(num "$used") + 8 * MiB) * 100 / $(num "$cap") + 1 ))
 thr=$(( $(num "$cap") * pct / 100 ))
-n=$(( (thr - $(num "$used")) / MiB + 3 ))
+# qxl's own release and console buffers come and go by several MiB (seen:
+# 3 on 6.x, more on 7.3): end 24 MiB above the threshold so the region stays
+# above it. Its own frees while we climb may re-arm the edge, so qxl is
+# checked for at least one event with the right fields; exactly-once is
+# checked on bochs, which has no buffers of its own coming and going.
+n=$(( (thr - $(num "$used")) / MiB + 24 ))
 log "$qxl: capacity $cap, used $used: threshold_pct=$pct ($thr bytes), allocating $n MiB"
 echo "$pct" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $pct failed"
 m0=$(w_mark)
 hold_in "$GM_CGROOT" q1 -n "$n" -s 1M -c gm-q-thr3 || tc_fail "helper: $(helper_why q1)"
 tc_num -gt "$qxl vram used now" "$(dev_field "$qxl" vram used)" "$thr"
 thr_events "$m0"
-tc_eq "device-threshold events" "$(echo "$ev" | grep -c .)" 1
+tc_num -ge "device-threshold events" "$(echo "$ev" | grep -c .)" 1
+ev=$(echo "$ev" | head -n 1)
 ev_check "$ev" device="$qxl" region=vram limit="$thr" requested="$MiB" pid="$q1_pid"
 tc_num -gt "event usage (above the threshold)" "$(num "$(echo "$ev" | jget usage)")" "$thr"
 stop q1
