@@ -9,7 +9,7 @@
 #   gpumemtest.mode=demo       run /tests/demo.sh (or print debugfs) instead of the tests
 #   gpumemtest.mode=NAME       run /tests/NAME.sh (a benchmark) instead of the tests
 #   gpumemtest.nomodule        boot without gpumem.ko (harness self-test)
-#   gpumemtest.only=GLOB       run only the tests whose file name matches GLOB
+#   gpumemtest.only=GLOB[,GLOB] run only the tests whose file name matches a GLOB
 #   gpumemtest.timeout=SECS    per-test timeout (default 120)
 #
 # Result lines: GPUMEM-RESULT: PASS|FAIL|SKIP <series> <name>[: <why>]
@@ -162,7 +162,11 @@ else
 	ntests=0
 	for t in /tests/[0-9]*.sh; do
 		[ -e "$t" ] || continue
-		case ${t##*/} in $only) ;; *) continue ;; esac
+		selected=no
+		for glob in $(echo "$only" | tr ',' ' '); do
+			case ${t##*/} in $glob) selected=yes ;; esac
+		done
+		[ $selected = yes ] || continue
 		ntests=$((ntests + 1))
 		run_test "$t"
 	done
