@@ -163,9 +163,14 @@ else
 	for t in /tests/[0-9]*.sh; do
 		[ -e "$t" ] || continue
 		selected=no
-		for glob in $(echo "$only" | tr ',' ' '); do
+		# split the list on commas, without expanding the globs as paths
+		set -f
+		old_ifs=$IFS IFS=,
+		for glob in $only; do
 			case ${t##*/} in $glob) selected=yes ;; esac
 		done
+		IFS=$old_ifs
+		set +f
 		[ $selected = yes ] || continue
 		ntests=$((ntests + 1))
 		run_test "$t"
