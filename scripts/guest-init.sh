@@ -176,6 +176,7 @@ else
 		run_test "$t"
 	done
 	echo "GPUMEM-GUEST: ran $ntests test script(s)"
+	[ "$ntests" -gt 0 ] || result FAIL "tests: no test script matched '$only'"
 
 	if [ -e "/lib/modules/$KVER/extra/gpumem_kunit.ko" ] && [ $nomodule = 0 ]; then
 		echo "GPUMEM-KUNIT-BEGIN"
