@@ -872,7 +872,9 @@ static struct genl_family gpumem_nl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(gpumem_nl_mcgrps),
 };
 
-static atomic64_t gpumem_nl_event_seq = ATOMIC64_INIT(0);
+/* The last event sequence number; protected by gpumem_nl_event_lock. */
+static DEFINE_SPINLOCK(gpumem_nl_event_lock);
+static u64 gpumem_nl_event_seq;
 
 /**
  * gpumem_netlink_event() - send a quota or threshold event to listeners
@@ -892,7 +894,6 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
 				GPUMEM_NL_MCGRP_EVENTS))
 		return;
-	ev->seq = atomic64_inc_return(&gpumem_nl_event_seq);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
 	if (!msg)
 		return;
@@ -900,8 +901,6 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 			  GPUMEM_CMD_QUOTA_EVENT);
 	if (!hdr ||
 	    nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, ev->type) ||
-	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, ev->seq,
-			      GPUMEM_A_EVENT_PAD) ||
 	    (ev->minor != GPUMEM_ALL_DEVICES &&
 	     nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, ev->minor)) ||
 	    nla_put_u32(msg, GPUMEM_A_EVENT_REGION, ev->region) ||
@@ -938,9 +937,19 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 		if (!IS_ERR(cgrp))
 			cgroup_put(cgrp);
 	}
+	/* Numbered and sent in one step: listeners see seq in order. */
+	spin_lock(&gpumem_nl_event_lock);
+	ev->seq = ++gpumem_nl_event_seq;
+	if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, ev->seq,
+			      GPUMEM_A_EVENT_PAD)) {
+		gpumem_nl_event_seq--;
+		spin_unlock(&gpumem_nl_event_lock);
+		goto drop;
+	}
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NL_MCGRP_EVENTS,
 			  GFP_NOWAIT | __GFP_NOWARN);
+	spin_unlock(&gpumem_nl_event_lock);
 	return;
 drop:
 	nlmsg_free(msg);

@@ -198,14 +198,21 @@ static void gpumem_cg_put(struct gpumem_cg_node *n)
 static bool gpumem_cg_ratelimit(struct gpumem_cg_node *n,
 				struct gpumem_quota_event *ev)
 {
+	unsigned int rate = READ_ONCE(event_rate);
 	unsigned long now = jiffies;
 	u64 refill;
 
-	refill = (u64)(now - n->rl_stamp) * READ_ONCE(event_rate) / HZ;
+	refill = (u64)(now - n->rl_stamp) * rate / HZ;
 	if (refill) {
 		n->rl_tokens = min_t(u64, n->rl_tokens + refill,
 				     READ_ONCE(event_burst));
-		n->rl_stamp = now;
+		/*
+		 * Advance by the whole jiffies those tokens took (never more
+		 * than elapsed), keeping the fraction of a token already earned.
+		 */
+		n->rl_stamp += DIV_ROUND_UP_ULL(refill * HZ, rate);
+		if (n->rl_tokens == READ_ONCE(event_burst))
+			n->rl_stamp = now;
 	}
 	if (!n->rl_tokens) {
 		n->suppressed++;
