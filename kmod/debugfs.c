@@ -296,15 +296,12 @@ static int gpumem_quotas_show(struct seq_file *m, void *v)
 	seq_puts(m, "cgroup_id cgroup device region max high mode usage denied\n");
 	for (i = 0; i < nrows; i++) {
 		const struct gpumem_limit_row *r = &rows[i];
-		struct cgroup *cgrp = cgroup_get_from_id(r->cgid);
 
 		seq_printf(m, "%llu ", r->cgid);
-		if (!IS_ERR(cgrp) && cgroup_path(cgrp, path, PATH_MAX) >= 0)
+		if (gpumem_cgroup_path(r->cgid, path, PATH_MAX))
 			seq_escape(m, path, GPUMEM_ESC);
 		else
 			seq_putc(m, '-');
-		if (!IS_ERR(cgrp))
-			cgroup_put(cgrp);
 		if (r->minor == GPUMEM_ALL_DEVICES)
 			seq_puts(m, " all");
 		else

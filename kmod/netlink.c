@@ -634,7 +634,6 @@ static int gpumem_nl_fill_limit(struct sk_buff *skb,
 				const struct gpumem_limit_row *row, u32 portid,
 				u32 seq, int flags, u8 cmd)
 {
-	struct cgroup *cgrp;
 	void *hdr;
 	char *path;
 
@@ -661,15 +660,11 @@ static int gpumem_nl_fill_limit(struct sk_buff *skb,
 			       GPUMEM_A_LIMIT_PAD)))
 		goto cancel;
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	cgrp = cgroup_get_from_id(row->cgid);
-	if (path && !IS_ERR(cgrp) && cgroup_path(cgrp, path, PATH_MAX) >= 0 &&
+	if (path && gpumem_cgroup_path(row->cgid, path, PATH_MAX) &&
 	    nla_put_string(skb, GPUMEM_A_LIMIT_CGROUP_PATH, path)) {
-		cgroup_put(cgrp);
 		kfree(path);
 		goto cancel;
 	}
-	if (!IS_ERR(cgrp))
-		cgroup_put(cgrp);
 	kfree(path);
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -923,19 +918,14 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 			nla_put_string(msg, GPUMEM_A_EVENT_COMM, ev->comm)))
 		goto drop;
 	if (ev->cgid) {
-		struct cgroup *cgrp = cgroup_get_from_id(ev->cgid);
 		char *path = kmalloc(PATH_MAX, GFP_NOWAIT | __GFP_NOWARN);
 
-		if (path && !IS_ERR(cgrp) &&
-		    cgroup_path(cgrp, path, PATH_MAX) >= 0 &&
+		if (path && gpumem_cgroup_path(ev->cgid, path, PATH_MAX) &&
 		    nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, path)) {
 			kfree(path);
-			cgroup_put(cgrp);
 			goto drop;
 		}
 		kfree(path);
-		if (!IS_ERR(cgrp))
-			cgroup_put(cgrp);
 	}
 	/* Numbered and sent in one step: listeners see seq in order. */
 	spin_lock(&gpumem_nl_event_lock);

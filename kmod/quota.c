@@ -710,6 +710,26 @@ static void gpumem_quota_drop_removed(void)
 }
 
 /**
+ * gpumem_cgroup_path() - the path of a cgroup v2, by id
+ * @cgid: the cgroup id
+ * @buf: where to write the path
+ * @len: size of @buf (PATH_MAX holds any path)
+ *
+ * Return: true when the cgroup exists and its path fit in @buf.
+ */
+bool gpumem_cgroup_path(u64 cgid, char *buf, size_t len)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(cgid);
+	bool ok;
+
+	if (IS_ERR(cgrp))
+		return false;
+	ok = cgroup_path(cgrp, buf, len) >= 0;
+	cgroup_put(cgrp);
+	return ok;
+}
+
+/**
  * gpumem_quota_rows() - copy every counter (or every limit) out
  * @rowsp: a kvmalloc'ed array of rows (kvfree() it)
  * @nrowsp: the number of rows

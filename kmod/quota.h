@@ -92,6 +92,7 @@ int gpumem_quota_set_limit(u64 cgid, int minor, u8 region, u64 max, u64 high,
 int gpumem_quota_del_limit(u64 cgid, int minor, u8 region);
 int gpumem_quota_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		      bool limits_only);
+bool gpumem_cgroup_path(u64 cgid, char *buf, size_t len);
 void gpumem_quota_device_event(int minor, u8 region, u64 usage, u64 requested,
 			       u64 threshold);
 
