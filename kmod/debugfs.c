@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpumem debugfs: /sys/kernel/debug/gpumem/{devices,processes,buffers,stats}.
+ * gpumem debugfs: /sys/kernel/debug/gpumem/{devices,processes,charged,
+ * buffers,stats,quotas}.
  *
  * A thin face over the snapshot: open() takes one snapshot, reads print it
  * row by row through seq_file, release() frees it. Files are 0444 so they
@@ -121,6 +122,25 @@ static void gpumem_processes_show(struct seq_file *m,
 		   proc->shared, proc->owned, proc->bos);
 }
 
+/* The charged view: the same identity columns, the counted regions only. */
+static void gpumem_charged_show(struct seq_file *m,
+				struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_proc_row *proc = snap->procs[row];
+	const struct gpumem_task_row *task = xa_load(&snap->tasks, proc->tgid);
+
+	seq_printf(m, "%d ", proc->tgid);
+	seq_escape(m, task ? task->comm : "?", GPUMEM_ESC);
+	seq_printf(m, " %llu ", task ? task->cgroup_id : 0);
+	if (task && task->cgroup)
+		seq_escape(m, task->cgroup, GPUMEM_ESC);
+	else
+		seq_putc(m, '-');
+	seq_printf(m, " %s %llu %llu %u\n", snap->devs[proc->dev].name,
+		   proc->bytes[GPUMEM_REGION_VRAM],
+		   proc->bytes[GPUMEM_REGION_GTT], proc->bos);
+}
+
 static size_t gpumem_buffers_rows(const struct gpumem_snapshot *snap)
 {
 	return snap->nr_bufs;
@@ -158,6 +178,13 @@ static const struct gpumem_table gpumem_tables[] = {
 		.header = "pid comm cgroup_id cgroup device vram gtt system other shared owned bos",
 		.nr_rows = gpumem_processes_rows,
 		.show = gpumem_processes_show,
+	},
+	{
+		.name = "charged",
+		.header = "pid comm cgroup_id cgroup device vram gtt bos",
+		.snap_flags = GPUMEM_SNAP_CHARGED,
+		.nr_rows = gpumem_processes_rows,
+		.show = gpumem_charged_show,
 	},
 	{
 		.name = "buffers",

@@ -12,12 +12,14 @@
  *   netlink.c   the "gpumem" generic netlink family
  *   hooks.c     TTM resource manager and eviction wrappers
  *   quota.c     per-cgroup charges, limits, decisions, events
+ *   proc_usage.c  per-process counters of the same charges
  */
 #include <linux/module.h>
 #include "debugfs.h"
 #include "discover.h"
 #include "hooks.h"
 #include "netlink.h"
+#include "proc_usage.h"
 #include "quota.h"
 #include "walk.h"
 
@@ -56,6 +58,7 @@ static void __exit gpumem_exit(void)
 	gpumem_hooks_exit();
 	gpumem_netlink_exit();
 	gpumem_quota_exit();
+	gpumem_proc_usage_exit();
 	gpumem_walk_exit();
 }
 

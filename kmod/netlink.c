@@ -46,6 +46,7 @@ static const struct nla_policy gpumem_proc_get_policy[GPUMEM_A_PROC_MAX + 1] = {
 	[GPUMEM_A_PROC_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &gpumem_pid_range),
 	[GPUMEM_A_PROC_DEV_ID] = { .type = NLA_U32 },
 	[GPUMEM_A_PROC_CGROUP_ID] = { .type = NLA_U64 },
+	[GPUMEM_A_PROC_VIEW] = NLA_POLICY_MAX(NLA_U32, GPUMEM_PROC_VIEW_HELD),
 };
 
 static const struct nla_policy gpumem_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
@@ -312,9 +313,19 @@ static int gpumem_nl_dump_begin_filtered(struct netlink_callback *cb,
 	return ret;
 }
 
+/*
+ * The charged view (default) is a copy of the counters kept at allocation
+ * time; the held view walks every client and buffer.
+ */
 static int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 {
-	return gpumem_nl_dump_begin_filtered(cb, 0, gpumem_nl_proc_get_filters);
+	struct nlattr **attrs = gpumem_dump_attrs(cb);
+	bool held = attrs[GPUMEM_A_PROC_VIEW] &&
+		    nla_get_u32(attrs[GPUMEM_A_PROC_VIEW]) ==
+		    GPUMEM_PROC_VIEW_HELD;
+
+	return gpumem_nl_dump_begin_filtered(cb, held ? 0 : GPUMEM_SNAP_CHARGED,
+					     gpumem_nl_proc_get_filters);
 }
 
 static int gpumem_nl_proc_get_filters(struct netlink_callback *cb)
@@ -352,6 +363,7 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			       const struct gpumem_task_row *task,
 			       u32 portid, u32 seq)
 {
+	bool held = !(snap->flags & GPUMEM_SNAP_CHARGED);
 	struct nlattr *nest;
 	void *hdr;
 	int r;
@@ -366,9 +378,14 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			      task ? task->cgroup_id : 0, GPUMEM_A_PROC_PAD) ||
 	    (task && task->cgroup &&
 	     nla_put_string(skb, GPUMEM_A_PROC_CGROUP_PATH, task->cgroup)) ||
-	    nla_put_u32(skb, GPUMEM_A_PROC_DEV_ID, snap->devs[proc->dev].minor))
+	    nla_put_u32(skb, GPUMEM_A_PROC_DEV_ID, snap->devs[proc->dev].minor) ||
+	    nla_put_u32(skb, GPUMEM_A_PROC_VIEW,
+			held ? GPUMEM_PROC_VIEW_HELD : GPUMEM_PROC_VIEW_CHARGED))
 		goto cancel;
 	for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
+		/* the charged view counts the hooked regions only */
+		if (!held && r != GPUMEM_REGION_VRAM && r != GPUMEM_REGION_GTT)
+			continue;
 		nest = nla_nest_start(skb, GPUMEM_A_PROC_USAGE);
 		if (!nest)
 			goto cancel;
@@ -378,10 +395,11 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			goto cancel;
 		nla_nest_end(skb, nest);
 	}
-	if (gpumem_nl_put_u64(skb, GPUMEM_A_PROC_SHARED, proc->shared,
-			      GPUMEM_A_PROC_PAD) ||
-	    gpumem_nl_put_u64(skb, GPUMEM_A_PROC_OWNED, proc->owned,
-			      GPUMEM_A_PROC_PAD) ||
+	if ((held &&
+	     (gpumem_nl_put_u64(skb, GPUMEM_A_PROC_SHARED, proc->shared,
+				GPUMEM_A_PROC_PAD) ||
+	      gpumem_nl_put_u64(skb, GPUMEM_A_PROC_OWNED, proc->owned,
+				GPUMEM_A_PROC_PAD))) ||
 	    nla_put_u32(skb, GPUMEM_A_PROC_BOS, proc->bos))
 		goto cancel;
 	genlmsg_end(skb, hdr);

@@ -19,7 +19,8 @@
  * buffers, an fbdev image allocated on last close) must not stay charged to a
  * container: a sweep moves every charge whose buffer has had no GEM handle
  * and no dma-buf for GPUMEM_ORPHAN_AGE to the root cgroup (charged to
- * nobody's limit), see gpumem_quota_sweep().
+ * nobody's limit) and out of its allocating process's counters (see
+ * proc_usage.c), see gpumem_charge_orphan().
  *
  * Locking: gpumem_charges_lock (a mutex) serialises adding and removing
  * charge records with the sweep, which reads the records' buffers: a buffer
@@ -45,6 +46,7 @@
 #include "compat.h"
 #include "classify.h"
 #include "netlink.h"
+#include "proc_usage.h"
 #include "quota.h"
 
 static unsigned int event_rate = 100;
@@ -113,6 +115,7 @@ struct gpumem_charge {
 	int minor;
 	u8 region;
 	pid_t tgid;
+	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	u32 depth;
 	u64 cgids[];
@@ -371,6 +374,11 @@ int gpumem_quota_charge(int minor, u8 region, u64 bytes, bool quiet,
 	c->region = region;
 	c->tgid = task_tgid_nr(current);
 	c->since = jiffies;
+	c->pu = gpumem_proc_usage_get(task_tgid(current), minor);
+	if (!c->pu) {
+		kfree(c);
+		return -ENOMEM;
+	}
 
 	for (tries = 0; tries < 8; tries++) {
 		for (d = 0, ret = 0; d < c->depth && !ret; d++) {
@@ -391,9 +399,11 @@ int gpumem_quota_charge(int minor, u8 region, u64 bytes, bool quiet,
 	for (i = 0; i < nev; i++)
 		gpumem_netlink_event(&ev[i]);
 	if (ret) {
+		gpumem_proc_usage_put(c->pu);
 		kfree(c);
 		return ret == -EAGAIN ? -ENOMEM : ret;
 	}
+	gpumem_proc_usage_charge(c->pu, region, bytes);
 	*chargep = c;
 	return 0;
 }
@@ -424,9 +434,18 @@ static void gpumem_quota_uncharge_levels(const struct gpumem_charge *c,
 	spin_unlock(&gpumem_quota_lock);
 }
 
-static void gpumem_quota_uncharge(const struct gpumem_charge *c)
+/* Stop counting @c for its allocating process (the orphan sweep, or free). */
+static void gpumem_charge_drop_process(struct gpumem_charge *c)
+{
+	if (c->pu)
+		gpumem_proc_usage_uncharge(c->pu, c->region, c->bytes);
+	c->pu = NULL;
+}
+
+static void gpumem_quota_uncharge(struct gpumem_charge *c)
 {
 	gpumem_quota_uncharge_levels(c, c->depth);
+	gpumem_charge_drop_process(c);
 }
 
 /**
@@ -545,15 +564,16 @@ void gpumem_quota_forget_device(int minor)
 
 /*
  * Move an orphaned charge (its buffer has no GEM handle and no dma-buf) to
- * the root cgroup: uncharge every level but the last (the root).
+ * the root cgroup: uncharge every level but the last (the root), and stop
+ * counting it for the process that allocated it.
  */
 static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 {
 	bool *more = arg;
 
-	if (c->depth <= 1)
+	if (c->depth <= 1 && !c->pu)
 		return false;
-	*more = true;		/* charged to a cgroup: look again later */
+	*more = true;	/* charged to a cgroup or process: look again later */
 	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf)) {
 		c->since = jiffies;
 		return false;
@@ -563,6 +583,7 @@ static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 	gpumem_quota_uncharge_levels(c, c->depth - 1);	/* all but the root */
 	c->cgids[0] = c->cgids[c->depth - 1];
 	c->depth = 1;
+	gpumem_charge_drop_process(c);
 	return false;
 }
 

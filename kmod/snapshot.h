@@ -16,6 +16,12 @@
 #define GPUMEM_SNAP_BUFFERS	BIT(0)
 /* Only the device rows: no client or object is visited. */
 #define GPUMEM_SNAP_DEVICES	BIT(1)
+/*
+ * The device rows, and process rows from the per-process counters kept at
+ * allocation time (hooked VRAM/GTT placements, "allocated by"; see
+ * proc_usage.c) instead of a walk (every placement, "held by").
+ */
+#define GPUMEM_SNAP_CHARGED	BIT(2)
 
 /**
  * struct gpumem_dev_row - one DRM device as seen by a snapshot

@@ -32,6 +32,7 @@
 #include "classify.h"
 #include "discover.h"
 #include "snapshot.h"
+#include "proc_usage.h"
 #include "walk.h"
 
 /* Protected by gpumem_registry_lock. */
@@ -128,42 +129,36 @@ static int gpumem_resolve_pending(const struct gpumem_device *gdev,
 }
 
 /*
- * The process a file belongs to, resolved once per snapshot. Caller holds
- * filelist_mutex (drm_file.pid may change under it on 6.7+).
+ * The process @pid (a thread or thread group pid) belongs to, resolved once
+ * per snapshot: its row in &gpumem_snapshot.tasks, keyed by tgid.
  */
-static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
-			       pid_t *tgidp)
+static int gpumem_resolve_pid(struct gpumem_walk *w, struct pid *pid,
+			      pid_t *tgidp)
 {
 	struct gpumem_task_row *row;
 	struct task_struct *task;
 	bool have_path = false;
-	struct pid *pid;
 	pid_t tgid;
 	int ret;
 
-	pid = gpumem_file_get_pid(file);
-	if (!pid) {
-		*tgidp = 0;
-		return 0;
-	}
 	rcu_read_lock();
 	task = pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_TGID);
 	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
 	rcu_read_unlock();
 	*tgidp = tgid;
-	if (xa_load(&w->snap->tasks, tgid)) {
-		put_pid(pid);
+	if (xa_load(&w->snap->tasks, tgid))
 		return 0;
-	}
 
 	row = kzalloc(sizeof(*row), GFP_KERNEL);
-	if (!row) {
-		put_pid(pid);
+	if (!row)
 		return -ENOMEM;
-	}
 	row->tgid = tgid;
 	rcu_read_lock();
 	task = pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_TGID);
 	if (task) {
 		struct cgroup *cgrp = task_dfl_cgroup(task);
 
@@ -176,7 +171,6 @@ static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
 		strscpy(row->comm, "?", sizeof(row->comm));
 	}
 	rcu_read_unlock();
-	put_pid(pid);
 	/* Paths are resolved once per cgroup and shared by its processes. */
 	if (have_path) {
 		char *path = kstrdup(w->path, GFP_KERNEL);
@@ -191,6 +185,26 @@ static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
 	ret = xa_err(xa_store(&w->snap->tasks, tgid, row, GFP_KERNEL));
 	if (ret)
 		kfree(row);
+	return ret;
+}
+
+/*
+ * The process a file belongs to, resolved once per snapshot. Caller holds
+ * filelist_mutex (drm_file.pid may change under it on 6.7+).
+ */
+static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
+			       pid_t *tgidp)
+{
+	struct pid *pid;
+	int ret;
+
+	pid = gpumem_file_get_pid(file);
+	if (!pid) {
+		*tgidp = 0;
+		return 0;
+	}
+	ret = gpumem_resolve_pid(w, pid, tgidp);
+	put_pid(pid);
 	return ret;
 }
 
@@ -355,7 +369,7 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	int ret;
 
 	gpumem_fill_dev_row(&w->snap->devs[idx], gdev);
-	if (w->snap->flags & GPUMEM_SNAP_DEVICES)
+	if (w->snap->flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED))
 		return 0;
 	t0 = ktime_get_ns();
 	ret = gpumem_collect_device(w, gdev);
@@ -371,6 +385,45 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	w->snap->collect_ns += t1 - t0;
 	w->snap->account_ns += t2 - t1;
 	w->snap->release_ns += ktime_get_ns() - t2;
+	return ret;
+}
+
+/*
+ * The process rows of a GPUMEM_SNAP_CHARGED snapshot: a copy of the
+ * per-process counters kept at allocation time (proc_usage.c), no walk.
+ */
+static int gpumem_fill_charged(struct gpumem_walk *w)
+{
+	struct gpumem_snapshot *snap = w->snap;
+	struct gpumem_proc_usage_row *rows;
+	struct gpumem_proc_row *proc;
+	size_t nrows, i;
+	unsigned int dev;
+	pid_t tgid;
+	int ret, r;
+
+	ret = gpumem_proc_usage_rows(&rows, &nrows);
+	if (ret)
+		return ret;
+	for (i = 0; i < nrows && !ret; i++) {
+		for (dev = 0; dev < snap->nr_devs; dev++)
+			if (snap->devs[dev].minor == rows[i].minor)
+				break;
+		if (dev == snap->nr_devs)
+			continue;	/* device gone since it was charged */
+		ret = gpumem_resolve_pid(w, rows[i].pid, &tgid);
+		if (ret)
+			break;
+		proc = gpumem_snapshot_proc(snap, dev, tgid);
+		if (!proc) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
+			proc->bytes[r] += rows[i].bytes[r];
+		proc->bos += rows[i].bos;
+	}
+	gpumem_proc_usage_rows_free(rows, nrows);
 	return ret;
 }
 
@@ -411,9 +464,11 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 				break;
 		}
 	}
+	if (!ret && (flags & GPUMEM_SNAP_CHARGED))
+		ret = gpumem_fill_charged(&w);
 	if (!ret)
 		ret = gpumem_snapshot_finish(w.snap);
-	if (!ret && (flags & GPUMEM_SNAP_DEVICES)) {
+	if (!ret && (flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED))) {
 		/* no walk of clients and objects: nothing for the counters */
 	} else if (!ret) {
 		w.snap->walk_ns = ktime_get_ns() - start;

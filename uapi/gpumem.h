@@ -41,6 +41,22 @@ enum gpumem_limit_mode {
 };
 
 /**
+ * enum gpumem_proc_view - Which question a process dump answers.
+ * @GPUMEM_PROC_VIEW_CHARGED: bytes of the VRAM/GTT placements each process
+ *   allocated and that are still resident and reachable, from counters kept at
+ *   allocation and free time (cost independent of the number of buffers);
+ *   placements made by kernel threads or before the module was loaded count
+ *   for nobody
+ * @GPUMEM_PROC_VIEW_HELD: bytes of every buffer each process holds a handle
+ *   to, in every region and driver, from a walk of all clients and buffers
+ *   (cost grows with the number of buffers); adds shared and owned
+ */
+enum gpumem_proc_view {
+	GPUMEM_PROC_VIEW_CHARGED,
+	GPUMEM_PROC_VIEW_HELD,
+};
+
+/**
  * enum gpumem_event_type
  * @GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED: a placement would exceed a max limit
  *   (denied in enforce mode)
@@ -97,6 +113,7 @@ enum {
 	GPUMEM_A_PROC_OWNED,
 	GPUMEM_A_PROC_BOS,
 	GPUMEM_A_PROC_PAD,
+	GPUMEM_A_PROC_VIEW,
 
 	__GPUMEM_A_PROC_MAX,
 	GPUMEM_A_PROC_MAX = (__GPUMEM_A_PROC_MAX - 1)

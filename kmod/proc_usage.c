@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem per-process usage counters.
+ *
+ * Every charge record of quota.c (one per hooked VRAM/GTT placement a user
+ * task allocated) also holds a reference to the counters of its allocating
+ * process on its device, and adds its bytes there while it lives. The
+ * process view served from these counters therefore costs O(processes x
+ * devices) however many buffers exist, where a walk costs O(buffers).
+ *
+ * What the counters say is "allocated by, still resident": a placement
+ * counts for the process that allocated it until it is freed, evicted, or
+ * moved to the root by the orphan sweep (no GEM handle and no dma-buf left).
+ * A buffer shared with another process keeps counting for its allocator,
+ * also after the allocator exited; placements made by kernel threads (a
+ * restore after eviction) or before gpumem was loaded count for nobody.
+ * The walk (the "held" view) says who holds handles instead; for buffers a
+ * process allocated and holds alone the two agree, which the guest tests
+ * check.
+ *
+ * Processes are identified by their struct pid (referenced), not the pid
+ * number, so a recycled pid never inherits another process's counters.
+ *
+ * Locking: gpumem_pu_lock (a spinlock, innermost: quota.c may hold its
+ * charges mutex, never its quota spinlock) protects the hash and every field
+ * of every struct gpumem_proc_usage. A node lives while @refs > 0: one
+ * reference per charge record, plus transient ones.
+ */
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include "proc_usage.h"
+
+/**
+ * struct gpumem_proc_usage - usage of one process on one device
+ * @hnode: entry in gpumem_pu_hash
+ * @pid: the process (referenced)
+ * @minor: the device
+ * @refs: charge records and callers holding this node
+ * @bytes: bytes charged per region
+ * @bos: placements charged
+ *
+ * All fields are protected by gpumem_pu_lock.
+ */
+struct gpumem_proc_usage {
+	struct hlist_node hnode;
+	struct pid *pid;
+	int minor;
+	u32 refs;
+	u64 bytes[GPUMEM_REGION_COUNT];
+	u32 bos;
+};
+
+static DEFINE_SPINLOCK(gpumem_pu_lock);
+static DEFINE_HASHTABLE(gpumem_pu_hash, 9);	/* under gpumem_pu_lock */
+static size_t gpumem_pu_nodes;			/* under gpumem_pu_lock */
+
+static u32 gpumem_pu_key(const struct pid *pid, int minor)
+{
+	return hash_ptr(pid, 32) ^ hash_32(minor, 32);
+}
+
+static struct gpumem_proc_usage *gpumem_pu_find(const struct pid *pid,
+						int minor)
+{
+	struct gpumem_proc_usage *pu;
+
+	lockdep_assert_held(&gpumem_pu_lock);
+	hash_for_each_possible(gpumem_pu_hash, pu, hnode,
+			       gpumem_pu_key(pid, minor))
+		if (pu->pid == pid && pu->minor == minor)
+			return pu;
+	return NULL;
+}
+
+/**
+ * gpumem_proc_usage_get() - the counters of a process on a device
+ * @pid: the process's thread group pid (the caller holds it alive, e.g.
+ *	task_tgid(current))
+ * @minor: the device
+ *
+ * Creates them empty when they do not exist yet.
+ *
+ * Context: may sleep.
+ * Return: the counters with a reference (gpumem_proc_usage_put()), or NULL
+ *	when out of memory.
+ */
+struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid, int minor)
+{
+	struct gpumem_proc_usage *pu, *fresh = NULL;
+
+	for (;;) {
+		spin_lock(&gpumem_pu_lock);
+		pu = gpumem_pu_find(pid, minor);
+		if (!pu && fresh) {
+			pu = fresh;
+			fresh = NULL;
+			pu->pid = get_pid(pid);
+			pu->minor = minor;
+			hash_add(gpumem_pu_hash, &pu->hnode,
+				 gpumem_pu_key(pid, minor));
+			gpumem_pu_nodes++;
+		}
+		if (pu)
+			pu->refs++;
+		spin_unlock(&gpumem_pu_lock);
+		if (pu)
+			break;
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return NULL;
+	}
+	kfree(fresh);	/* created by a racing caller meanwhile */
+	return pu;
+}
+
+/**
+ * gpumem_proc_usage_put() - drop a reference from gpumem_proc_usage_get()
+ * @pu: the counters (may be NULL)
+ *
+ * Context: any context that may take a spinlock.
+ */
+void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
+{
+	bool last;
+
+	if (!pu)
+		return;
+	spin_lock(&gpumem_pu_lock);
+	last = !--pu->refs;
+	if (last) {
+		WARN_ON_ONCE(pu->bos);
+		hash_del(&pu->hnode);
+		gpumem_pu_nodes--;
+	}
+	spin_unlock(&gpumem_pu_lock);
+	if (last) {
+		put_pid(pu->pid);
+		kfree(pu);
+	}
+}
+
+/**
+ * gpumem_proc_usage_charge() - count a placement
+ * @pu: the counters, referenced by the caller for as long as it counts
+ * @region: enum gpumem_region
+ * @bytes: its size
+ */
+void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,
+			      u64 bytes)
+{
+	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
+		return;
+	spin_lock(&gpumem_pu_lock);
+	pu->bytes[region] += bytes;
+	pu->bos++;
+	spin_unlock(&gpumem_pu_lock);
+}
+
+/**
+ * gpumem_proc_usage_uncharge() - stop counting a placement and drop the
+ *	reference that counted it
+ * @pu: the counters
+ * @region: as given to gpumem_proc_usage_charge()
+ * @bytes: as given to gpumem_proc_usage_charge()
+ */
+void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
+				u64 bytes)
+{
+	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
+		return;
+	spin_lock(&gpumem_pu_lock);
+	if (WARN_ON_ONCE(pu->bytes[region] < bytes || !pu->bos)) {
+		pu->bytes[region] = 0;
+		pu->bos = 0;
+	} else {
+		pu->bytes[region] -= bytes;
+		pu->bos--;
+	}
+	spin_unlock(&gpumem_pu_lock);
+	gpumem_proc_usage_put(pu);
+}
+
+/**
+ * gpumem_proc_usage_rows() - copy every non-empty counter
+ * @rowsp: set to a kvmalloc'ed array, gpumem_proc_usage_rows_free() it
+ * @nrowsp: set to its length
+ *
+ * The copy is taken in one step under the lock: a consistent view.
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_proc_usage_rows(struct gpumem_proc_usage_row **rowsp,
+			   size_t *nrowsp)
+{
+	struct gpumem_proc_usage_row *rows = NULL;
+	struct gpumem_proc_usage *pu;
+	size_t cap = 0, n;
+	int bkt;
+
+	for (;;) {
+		spin_lock(&gpumem_pu_lock);
+		if (gpumem_pu_nodes <= cap)
+			break;
+		n = gpumem_pu_nodes + 16;	/* room for a few more */
+		spin_unlock(&gpumem_pu_lock);
+		kvfree(rows);
+		rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		cap = n;
+	}
+	n = 0;
+	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+		if (!pu->bos)
+			continue;
+		rows[n].pid = get_pid(pu->pid);
+		rows[n].minor = pu->minor;
+		memcpy(rows[n].bytes, pu->bytes, sizeof(rows[n].bytes));
+		rows[n].bos = pu->bos;
+		n++;
+	}
+	spin_unlock(&gpumem_pu_lock);
+	*rowsp = rows;
+	*nrowsp = n;
+	return 0;
+}
+
+/**
+ * gpumem_proc_usage_rows_free() - free a copy from gpumem_proc_usage_rows()
+ * @rows: the rows (may be NULL)
+ * @nrows: their number
+ */
+void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
+				 size_t nrows)
+{
+	size_t i;
+
+	for (i = 0; i < nrows; i++)
+		put_pid(rows[i].pid);
+	kvfree(rows);
+}
+
+/**
+ * gpumem_proc_usage_exit() - check that every counter was released
+ *
+ * Context: module exit, after quota.c freed every charge record.
+ */
+void gpumem_proc_usage_exit(void)
+{
+	WARN_ON_ONCE(gpumem_pu_nodes);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem per-process usage counters: bytes of the hooked placements (VRAM,
+ * GTT) each process allocated, per device and region, kept current at
+ * allocation and free time by the charge records of quota.c.
+ */
+#ifndef GPUMEM_PROC_USAGE_H
+#define GPUMEM_PROC_USAGE_H
+
+#include <linux/types.h>
+#include "classify.h"
+
+struct pid;
+
+/* The counters of one (process, device); private to proc_usage.c. */
+struct gpumem_proc_usage;
+
+/**
+ * struct gpumem_proc_usage_row - a copy of one (process, device) counter
+ * @pid: the process (thread group), referenced: gpumem_proc_usage_rows_free()
+ * @minor: the device
+ * @bytes: bytes charged, per region
+ * @bos: placements charged
+ */
+struct gpumem_proc_usage_row {
+	struct pid *pid;
+	int minor;
+	u64 bytes[GPUMEM_REGION_COUNT];
+	u32 bos;
+};
+
+struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid, int minor);
+void gpumem_proc_usage_put(struct gpumem_proc_usage *pu);
+void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,
+			      u64 bytes);
+void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
+				u64 bytes);
+int gpumem_proc_usage_rows(struct gpumem_proc_usage_row **rowsp,
+			   size_t *nrowsp);
+void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
+				 size_t nrows);
+void gpumem_proc_usage_exit(void);
+
+#endif /* GPUMEM_PROC_USAGE_H */
