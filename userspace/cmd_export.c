@@ -18,11 +18,11 @@
 #include "quota.h"
 
 static const char help[] =
-	"Usage: gpumemctl export --prometheus [-o FILE]\n"
+	"Usage: gpumemctl export --prometheus [-H] [-o FILE]\n"
 	"\n"
 	"Print gpumem's numbers in the Prometheus text exposition format 0.0.4:\n"
 	"  gpumem_process_bytes{pid,comm,cgroup,device,region}\n"
-	"  gpumem_process_shared_bytes, gpumem_process_owned_bytes,\n"
+	"  gpumem_process_shared_bytes, gpumem_process_owned_bytes (with -H),\n"
 	"  gpumem_process_buffers{pid,comm,cgroup,device}\n"
 	"  gpumem_device_capacity_bytes, gpumem_device_used_bytes,\n"
 	"  gpumem_device_free_bytes{device,driver,pci,region}\n"
@@ -33,6 +33,10 @@ static const char help[] =
 	"families are left out when the loaded module has no quota support).\n"
 	"\n"
 	"  -P, --prometheus   the format (required; the only one so far)\n"
+	"  -H, --held         process figures from the held view (a walk: every\n"
+	"                     region and driver, shared and owned bytes) instead\n"
+	"                     of the charged view (VRAM/GTT counters, regions vram\n"
+	"                     and gtt only); see gpumemctl ps --help\n"
 	"  -o, --output FILE  write FILE atomically (a temporary file in the same\n"
 	"                     directory, renamed), e.g. for the textfile collector:\n"
 	"                     -o /var/lib/prometheus/node-exporter/gpumem.prom\n";
@@ -91,6 +95,7 @@ struct metrics {
 	const struct gm_dev_list *devs;
 	const struct gm_proc_list *procs;
 	const struct gm_limit_list *cgroups;
+	bool held;	/* process figures from the held view */
 };
 
 static void cgroup_families(FILE *f, const struct gm_limit_list *l)
@@ -140,28 +145,33 @@ static void write_metrics(FILE *f, const struct metrics *m)
 	size_t i;
 	int r;
 
-	prom_family(f, "gpumem_process_bytes",
-		    "Bytes of the distinct GPU buffer objects a process holds, per device and region.",
+	prom_family(f, "gpumem_process_bytes", m->held ?
+		    "Bytes of the distinct GPU buffer objects a process holds, per device and region." :
+		    "Bytes of the VRAM/GTT placements a process allocated, still resident, per device and region.",
 		    "gauge");
 	for (i = 0; i < procs->n; i++) {
 		proc_labels(&pl, &procs->v[i]);
 		for (r = 0; r < GM_NREGIONS; r++) {
+			if (!procs->v[i].held && r > 1)
+				continue;	/* charged view: vram and gtt */
 			pl.l[4].value = gm_region_name((uint32_t)r);
 			prom_sample(f, "gpumem_process_bytes", pl.l, 5, procs->v[i].usage[r]);
 		}
 	}
-	prom_family(f, "gpumem_process_shared_bytes",
-		    "Bytes of a process's buffers that other processes or dma-buf share.", "gauge");
-	for (i = 0; i < procs->n; i++) {
-		proc_labels(&pl, &procs->v[i]);
-		prom_sample(f, "gpumem_process_shared_bytes", pl.l, 4, procs->v[i].shared);
-	}
-	prom_family(f, "gpumem_process_owned_bytes",
-		    "Bytes of the buffers a process owns (each buffer counted once per device).",
-		    "gauge");
-	for (i = 0; i < procs->n; i++) {
-		proc_labels(&pl, &procs->v[i]);
-		prom_sample(f, "gpumem_process_owned_bytes", pl.l, 4, procs->v[i].owned);
+	if (m->held) {
+		prom_family(f, "gpumem_process_shared_bytes",
+			    "Bytes of a process's buffers that other processes or dma-buf share.", "gauge");
+		for (i = 0; i < procs->n; i++) {
+			proc_labels(&pl, &procs->v[i]);
+			prom_sample(f, "gpumem_process_shared_bytes", pl.l, 4, procs->v[i].shared);
+		}
+		prom_family(f, "gpumem_process_owned_bytes",
+			    "Bytes of the buffers a process owns (each buffer counted once per device).",
+			    "gauge");
+		for (i = 0; i < procs->n; i++) {
+			proc_labels(&pl, &procs->v[i]);
+			prom_sample(f, "gpumem_process_owned_bytes", pl.l, 4, procs->v[i].owned);
+		}
 	}
 	prom_family(f, "gpumem_process_buffers",
 		    "Number of distinct GPU buffer objects a process holds.", "gauge");
@@ -227,22 +237,26 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 		GM_COMMON_LONGOPTS,
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "held", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gm_proc_filter all = { 0 };
 	struct gm_limit_list cgroups = { 0 };
 	struct gm_proc_list procs;
 	struct gm_dev_list devs;
-	struct metrics m = { &devs, &procs, &cgroups };
+	struct metrics m = { &devs, &procs, &cgroups, false };
 	struct gm_nl nl = { 0 };
 	const char *out = NULL;
 	bool prom = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "Po:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "Po:H", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
 			prom = true;
+			break;
+		case 'H':
+			m.held = all.held = true;
 			break;
 		case 'o':
 			if (!*optarg)

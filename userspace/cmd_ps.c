@@ -13,22 +13,35 @@
 #include "query.h"
 
 static const char help[] =
-	"Usage: gpumemctl ps [-p PID] [-d DEV] [-c CGROUP] [--json] [--bytes]\n"
+	"Usage: gpumemctl ps [-p PID] [-d DEV] [-c CGROUP] [-H] [--json] [--bytes]\n"
 	"\n"
-	"Memory per process and device: bytes of the distinct buffer objects the\n"
-	"process holds per region (vram, gtt, system, other), how much of it is\n"
-	"shared with other processes or dma-buf, how much it owns (summed over all\n"
-	"processes of a device, owned counts every buffer once) and the number of\n"
-	"buffers. pid 0 ([kernel]) collects in-kernel DRM clients.\n"
+	"Memory per process and device. Two views:\n"
+	"\n"
+	"charged (default): bytes of the VRAM and GTT placements the process\n"
+	"allocated that are still resident and reachable by a handle or dma-buf,\n"
+	"and their number, from counters the module keeps at allocation and free\n"
+	"time: the cost does not grow with the number of buffers. Placements made\n"
+	"by kernel threads or before the module was loaded count for nobody; a\n"
+	"shared buffer counts for the process that allocated it. Only drivers whose\n"
+	"memory managers gpumem hooks (TTM) are counted.\n"
+	"\n"
+	"held (-H): bytes of the distinct buffer objects the process holds a handle\n"
+	"to, per region (vram, gtt, system, other), of every DRM driver, how much of\n"
+	"it is shared with other processes or dma-buf, how much it owns (summed\n"
+	"over all processes of a device, owned counts every buffer once) and the\n"
+	"number of buffers, from a walk of every client and buffer. pid 0\n"
+	"([kernel]) collects in-kernel DRM clients.\n"
 	"\n"
 	"  -p, --pid PID        only this process (1 to 4194304)\n"
 	"  -d, --device DEV     only this device: cardN, N or a PCI address\n"
 	"  -c, --cgroup CGROUP  only processes in this cgroup v2 directory and its\n"
 	"                       descendants: /sys/fs/cgroup/a.slice/b, a.slice/b\n"
 	"                       (relative to the cgroup2 mount) or /a.slice/b\n"
+	"  -H, --held           the held view (a walk) instead of the charged view\n"
 	"  -j, --json           a JSON array, one object per process and device:\n"
-	"                       pid, comm, cgroup_id, cgroup, device, vram, gtt,\n"
-	"                       system, other, shared, owned, bos\n"
+	"                       pid, comm, cgroup_id, cgroup, device, view\n"
+	"                       (\"charged\" or \"held\"), vram, gtt, bos; the held\n"
+	"                       view adds system, other, shared, owned\n"
 	"  -b, --bytes          exact byte counts\n";
 
 static void print_json(const struct gm_proc_list *l)
@@ -52,12 +65,15 @@ static void print_json(const struct gm_proc_list *l)
 			jw_kv_null(&w, "cgroup_id");
 		jw_kv_string(&w, "cgroup", p->cgroup);
 		jw_kv_string(&w, "device", dev);
+		jw_kv_string(&w, "view", p->held ? "held" : "charged");
 		jw_kv_u64(&w, "vram", p->usage[0]);
 		jw_kv_u64(&w, "gtt", p->usage[1]);
-		jw_kv_u64(&w, "system", p->usage[2]);
-		jw_kv_u64(&w, "other", p->usage[3]);
-		jw_kv_u64(&w, "shared", p->shared);
-		jw_kv_u64(&w, "owned", p->owned);
+		if (p->held) {
+			jw_kv_u64(&w, "system", p->usage[2]);
+			jw_kv_u64(&w, "other", p->usage[3]);
+			jw_kv_u64(&w, "shared", p->shared);
+			jw_kv_u64(&w, "owned", p->owned);
+		}
 		jw_kv_u64(&w, "bos", p->bos);
 		jw_object_end(&w);
 	}
@@ -65,21 +81,27 @@ static void print_json(const struct gm_proc_list *l)
 	jw_finish(&w);
 }
 
-static int print_table(const struct gm_proc_list *l, bool exact)
+static int print_table(const struct gm_proc_list *l, bool held, bool exact)
 {
-	static const char *const hdr[] = {
+	static const char *const hdr_held[] = {
 		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER",
 		"SHARED", "OWNED", "BOS", "CGROUP",
+	};
+	static const char *const hdr_charged[] = {
+		"PID", "COMM", "DEVICE", "VRAM", "GTT", "BOS", "CGROUP",
 	};
 	char b[6][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
 	struct table t;
 	size_t i;
 	int ret = 0;
 
-	tbl_init(&t, 11, hdr, "rllrrrrrrrl");
+	if (held)
+		tbl_init(&t, 11, hdr_held, "rllrrrrrrrl");
+	else
+		tbl_init(&t, 7, hdr_charged, "rllrrrl");
 	for (i = 0; i < l->n && !ret; i++) {
 		const struct gm_proc *p = &l->v[i];
-		const char *row[11] = {
+		const char *row_held[11] = {
 			pid, p->comm, dev,
 			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
 			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
@@ -89,11 +111,15 @@ static int print_table(const struct gm_proc_list *l, bool exact)
 			fmt_bytes(b[5], FMT_BYTES_LEN, p->owned, exact),
 			bos, p->cgroup,
 		};
+		/* b[0], b[1]: formatted by row_held's initialiser */
+		const char *row_charged[7] = {
+			pid, p->comm, dev, b[0], b[1], bos, p->cgroup,
+		};
 
 		snprintf(pid, sizeof(pid), "%u", p->pid);
 		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
 		snprintf(bos, sizeof(bos), "%u", p->bos);
-		ret = tbl_add(&t, row);
+		ret = tbl_add(&t, held ? row_held : row_charged);
 	}
 	if (!ret)
 		tbl_print(&t, stdout, 0);
@@ -108,6 +134,7 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "cgroup", required_argument, NULL, 'c' },
+		{ "held", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dev_arg = NULL, *cg_arg = NULL;
@@ -118,7 +145,7 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 	struct gm_nl nl = { 0 };
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "p:d:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "p:d:c:H", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &f.pid, err, sizeof(err)) < 0)
@@ -132,6 +159,9 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 			break;
 		case 'c':
 			cg_arg = optarg;
+			break;
+		case 'H':
+			f.held = true;
 			break;
 		default:
 			ret = gm_common_opt(c, "ps", argv, o, help);
@@ -172,7 +202,7 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 		print_json(&procs);
 		ret = GM_EXIT_OK;
 	} else {
-		ret = print_table(&procs, o->bytes);
+		ret = print_table(&procs, f.held, o->bytes);
 	}
 	gm_proc_list_free(&procs);
 	return ret;

@@ -23,7 +23,7 @@
 #include "query.h"
 
 static const char help[] =
-	"Usage: gpumemctl top [-i SECONDS] [-n FRAMES] [--bytes]\n"
+	"Usage: gpumemctl top [-i SECONDS] [-n FRAMES] [-H] [--bytes]\n"
 	"\n"
 	"Show the devices' memory use and the processes sorted by VRAM, refreshed\n"
 	"every interval. On a terminal the screen is redrawn in place; q (or\n"
@@ -32,6 +32,10 @@ static const char help[] =
 	"\n"
 	"  -i, --interval SECONDS   time between frames (default 2; 0.1 to 86400)\n"
 	"  -n, --iterations N       stop after N frames\n"
+	"  -H, --held               the held view (a walk of every buffer: all\n"
+	"                           regions and drivers, shared bytes) instead of\n"
+	"                           the charged view (VRAM/GTT counters); see\n"
+	"                           gpumemctl ps --help\n"
 	"  -b, --bytes              exact byte counts\n";
 
 static volatile sig_atomic_t got_signal;
@@ -155,9 +159,10 @@ static void process_table(FILE *f, const struct gm_proc_list *procs, bool exact,
 			pid, p->comm, dev,
 			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
 			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
-			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
-			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
-			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
+			/* the charged view has no system, other, shared: "-" */
+			p->held ? fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact) : NULL,
+			p->held ? fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact) : NULL,
+			p->held ? fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact) : NULL,
 			bos, p->cgroup,
 		};
 
@@ -236,6 +241,7 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 		GM_COMMON_LONGOPTS,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "iterations", required_argument, NULL, 'n' },
+		{ "held", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gm_proc_filter all = { 0 };
@@ -246,7 +252,7 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 	bool tty, keys;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "i:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "i:n:H", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (parse_interval(optarg, &interval, err, sizeof(err)) < 0)
@@ -255,6 +261,9 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 		case 'n':
 			if (parse_count(optarg, "number of iterations", &iterations, err, sizeof(err)) < 0)
 				return gm_usage_error("top", "%s", err);
+			break;
+		case 'H':
+			all.held = true;
 			break;
 		default:
 			ret = gm_common_opt(c, "top", argv, o, help);

@@ -69,6 +69,7 @@ const char *gm_attr_name(uint8_t cmd, int type)
 		[GPUMEM_A_PROC_PID] = "pid",
 		[GPUMEM_A_PROC_DEV_ID] = "dev-id",
 		[GPUMEM_A_PROC_CGROUP_ID] = "cgroup-id",
+		[GPUMEM_A_PROC_VIEW] = "view",
 	};
 	static const char *const buf[] = {
 		[GPUMEM_A_BUF_OWNER] = "owner (the pid)",
@@ -124,6 +125,7 @@ static struct nla_policy proc_policy[GPUMEM_A_PROC_MAX + 1] = {
 	[GPUMEM_A_PROC_SHARED] = { .type = NLA_U64 },
 	[GPUMEM_A_PROC_OWNED] = { .type = NLA_U64 },
 	[GPUMEM_A_PROC_BOS] = { .type = NLA_U32 },
+	[GPUMEM_A_PROC_VIEW] = { .type = NLA_U32 },
 };
 
 static struct nla_policy usage_policy[GPUMEM_A_USAGE_MAX + 1] = {
@@ -298,6 +300,8 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	p->shared = get_u64(tb[GPUMEM_A_PROC_SHARED]);
 	p->owned = get_u64(tb[GPUMEM_A_PROC_OWNED]);
 	p->bos = get_u32(tb[GPUMEM_A_PROC_BOS]);
+	p->held = !tb[GPUMEM_A_PROC_VIEW] ||
+		  nla_get_u32(tb[GPUMEM_A_PROC_VIEW]) == GPUMEM_PROC_VIEW_HELD;
 	p->comm = dup_str(tb[GPUMEM_A_PROC_COMM]);
 	if (tb[GPUMEM_A_PROC_CGROUP_PATH])
 		p->cgroup = dup_str(tb[GPUMEM_A_PROC_CGROUP_PATH]);
@@ -578,7 +582,8 @@ int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_pro
 			return no_memory(nl);
 		if ((f->has_pid && nla_put_u32(req, GPUMEM_A_PROC_PID, f->pid) < 0) ||
 		    (f->has_dev && nla_put_u32(req, GPUMEM_A_PROC_DEV_ID, f->dev_id) < 0) ||
-		    (f->has_cgroup && nla_put_u64(req, GPUMEM_A_PROC_CGROUP_ID, f->cgroup_id) < 0)) {
+		    (f->has_cgroup && nla_put_u64(req, GPUMEM_A_PROC_CGROUP_ID, f->cgroup_id) < 0) ||
+		    (f->held && nla_put_u32(req, GPUMEM_A_PROC_VIEW, GPUMEM_PROC_VIEW_HELD) < 0)) {
 			nlmsg_free(req);
 			return no_memory(nl);
 		}

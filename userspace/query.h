@@ -45,8 +45,9 @@ struct gm_proc {
 	char *cgroup;		/* NULL if the kernel did not know the path */
 	uint32_t dev_id;
 	uint64_t usage[GM_NREGIONS];	/* bytes per enum gpumem_region */
-	uint64_t shared, owned;
+	uint64_t shared, owned;	/* held view only */
 	uint32_t bos;
+	bool held;		/* the held view (walk), else the charged view */
 };
 
 struct gm_buf {
@@ -118,6 +119,7 @@ struct gm_proc_filter {
 	bool has_pid, has_dev, has_cgroup;
 	uint32_t pid, dev_id;
 	uint64_t cgroup_id;
+	bool held;	/* ask for the held view (a walk) instead of the counters */
 };
 
 /* Requests: 0 or -errno (details in nl; gm_nl_report() prints them). */

@@ -414,6 +414,7 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 		for (i = 0; i < N(procs); i++) {
 			const struct fake_proc *p = &procs[i];
 			struct nl_msg *m;
+			bool held;
 			int r;
 
 			if (tb[GPUMEM_A_PROC_PID] && nla_get_u32(tb[GPUMEM_A_PROC_PID]) != p->pid)
@@ -431,6 +432,8 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 				if (p->cgroup_id != want && !(root && is_below(p->cgroup, root)))
 					continue;
 			}
+			held = tb[GPUMEM_A_PROC_VIEW] &&
+			       nla_get_u32(tb[GPUMEM_A_PROC_VIEW]) == GPUMEM_PROC_VIEW_HELD;
 			m = reply(cmd);
 			nla_put_u32(m, GPUMEM_A_PROC_PID, p->pid);
 			nla_put_string(m, GPUMEM_A_PROC_COMM, p->comm);
@@ -438,15 +441,20 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 			if (p->cgroup)
 				nla_put_string(m, GPUMEM_A_PROC_CGROUP_PATH, p->cgroup);
 			nla_put_u32(m, GPUMEM_A_PROC_DEV_ID, p->dev);
-			for (r = 0; r < 4; r++) {
+			nla_put_u32(m, GPUMEM_A_PROC_VIEW,
+				    held ? GPUMEM_PROC_VIEW_HELD : GPUMEM_PROC_VIEW_CHARGED);
+			/* like kmod/netlink.c: the charged view has vram and gtt only */
+			for (r = 0; r < (held ? 4 : 2); r++) {
 				struct nlattr *n = nla_nest_start(m, GPUMEM_A_PROC_USAGE);
 
 				nla_put_u32(m, GPUMEM_A_USAGE_REGION, (uint32_t)r);
 				put_u64(m, GPUMEM_A_USAGE_BYTES, p->usage[r], GPUMEM_A_USAGE_PAD);
 				nla_nest_end(m, n);
 			}
-			put_u64(m, GPUMEM_A_PROC_SHARED, p->shared, GPUMEM_A_PROC_PAD);
-			put_u64(m, GPUMEM_A_PROC_OWNED, p->owned, GPUMEM_A_PROC_PAD);
+			if (held) {
+				put_u64(m, GPUMEM_A_PROC_SHARED, p->shared, GPUMEM_A_PROC_PAD);
+				put_u64(m, GPUMEM_A_PROC_OWNED, p->owned, GPUMEM_A_PROC_PAD);
+			}
 			nla_put_u32(m, GPUMEM_A_PROC_BOS, p->bos);
 			ret = deliver(m, fn, arg, &cb_err);
 		}

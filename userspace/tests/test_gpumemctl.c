@@ -1547,28 +1547,39 @@ static void test_commands(const char *fake)
 	       "{\"id\":1,\"name\":\"card1\",\"driver\":\"bochs-drm\",\"unique\":\"0000:00:03.0\",\"ttm\":true,\"regions\":[{\"region\":\"vram\",\"capacity\":16777216,\"used\":0,\"free\":16777216}]},\n"
 	       "{\"id\":2,\"name\":\"card2\",\"driver\":\"vgem\",\"unique\":\"vgem\",\"description\":\"Virtual GEM provider\",\"ttm\":false,\"regions\":[]}\n"
 	       "]\n");
-	golden(fake, ARGS("ps"),
+	golden(fake, ARGS("ps"),	/* the charged view: vram, gtt, bos */
+	       "PID  COMM                   DEVICE      VRAM      GTT  BOS  CGROUP\n"
+	       "  0  [kernel]               card0    1.0 MiB      0 B    1  -\n"
+	       "812  gpumem-alloc           card0    4.0 MiB      0 B    1  /test/a\n"
+	       "815  gm sp\\011ace \"q\" \\134  card0    1.0 MiB      0 B    1  /test/a b\n"
+	       "815  gm sp\\011ace \"q\" \\134  card2        0 B      0 B    2  /test/a b\n"
+	       "900  big                    card0   64.0 MiB  4.0 KiB    4  /test/a/big\n");
+	golden(fake, ARGS("ps", "--json", "--pid", "812"),
+	       "[\n"
+	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"view\":\"charged\",\"vram\":4194304,\"gtt\":0,\"bos\":1}\n"
+	       "]\n");
+	golden(fake, ARGS("ps", "--held"),
 	       "PID  COMM                   DEVICE      VRAM      GTT   SYSTEM  OTHER   SHARED     OWNED  BOS  CGROUP\n"
 	       "  0  [kernel]               card0    1.0 MiB      0 B      0 B    0 B      0 B   1.0 MiB    1  -\n"
 	       "812  gpumem-alloc           card0    4.0 MiB      0 B      0 B    0 B      0 B   4.0 MiB    1  /test/a\n"
 	       "815  gm sp\\011ace \"q\" \\134  card0    1.0 MiB      0 B      0 B    0 B  1.0 MiB       0 B    1  /test/a b\n"
 	       "815  gm sp\\011ace \"q\" \\134  card2        0 B      0 B  2.0 MiB    0 B  1.0 MiB   1.0 MiB    2  /test/a b\n"
 	       "900  big                    card0   64.0 MiB  4.0 KiB      0 B    0 B      0 B  64.0 MiB    4  /test/a/big\n");
-	golden(fake, ARGS("--bytes", "ps", "--device", "card2"),
+	golden(fake, ARGS("--bytes", "ps", "-H", "--device", "card2"),
 	       "PID  COMM                   DEVICE  VRAM  GTT   SYSTEM  OTHER   SHARED    OWNED  BOS  CGROUP\n"
 	       "815  gm sp\\011ace \"q\" \\134  card2      0    0  2097152      0  1048576  1048576    2  /test/a b\n");
-	golden(fake, ARGS("ps", "--json", "--pid", "815", "--device", "00:02.0"),
+	golden(fake, ARGS("ps", "-H", "--json", "--pid", "815", "--device", "00:02.0"),
 	       "[\n"
-	       "{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card0\",\"vram\":1048576,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":1048576,\"owned\":0,\"bos\":1}\n"
+	       "{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card0\",\"view\":\"held\",\"vram\":1048576,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":1048576,\"owned\":0,\"bos\":1}\n"
 	       "]\n");
 	golden(fake, ARGS("ps", "--json", "--pid", "1"), "[]\n");
 	golden(fake, ARGS("ps", "-j", "-p", "1"), "[]\n");
-	golden(fake, ARGS("ps", "--json", "--pid", "812"),
+	golden(fake, ARGS("ps", "--held", "--json", "--pid", "812"),
 	       "[\n"
-	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"vram\":4194304,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":0,\"owned\":4194304,\"bos\":1}\n"
+	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"view\":\"held\",\"vram\":4194304,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":0,\"owned\":4194304,\"bos\":1}\n"
 	       "]\n");
 	run_fake(fake, NULL, &r, ARGS("ps", "--json"));
-	p = "[\n{\"pid\":0,\"comm\":\"[kernel]\",\"cgroup_id\":0,\"cgroup\":null,\"device\":\"card0\",\"vram\":1048576,";
+	p = "[\n{\"pid\":0,\"comm\":\"[kernel]\",\"cgroup_id\":0,\"cgroup\":null,\"device\":\"card0\",\"view\":\"charged\",\"vram\":1048576,";
 	result(r.status == 0 && strncmp(r.out, p, strlen(p)) == 0,
 	       "ps --json: kernel clients first, cgroup_id 0, cgroup null");
 	golden(fake, ARGS("buffers", "-p", "812"),	/* held: its own and one of 815's */
@@ -1604,7 +1615,17 @@ static void test_commands(const char *fake)
 	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"devices\":3}\n");
 
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
-	result(r.status == 0, "export --prometheus: exit 0");
+	result(r.status == 0, "export --prometheus (charged view): exit 0");
+	result(strstr(r.out, "device=\"card2\",region=\"system\"} 2097152") == NULL &&
+	       strstr(r.out, "gpumem_process_shared_bytes") == NULL &&
+	       strstr(r.out, "gpumem_process_bytes{pid=\"900\",comm=\"big\",cgroup=\"/test/a/big\",device=\"card0\",region=\"gtt\"} 4096\n") != NULL,
+	       "export (charged view): vram and gtt only, no shared or owned");
+	for (p = r.out, lines = 0; *p; p++)
+		lines += *p == '\n';
+	eq_u64("export (charged view): number of lines (7 families, 5x2+5 process, 6 device, "
+	       "10 cgroup usage and 4 limit samples)", (uint64_t)lines, 7 * 2 + 5 * 2 + 5 + 6 + 10 + 4);
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "--held"));
+	result(r.status == 0, "export --prometheus --held: exit 0");
 	result(strstr(r.out, "# TYPE gpumem_process_bytes gauge\n"
 			     "gpumem_process_bytes{pid=\"0\",comm=\"[kernel]\",cgroup=\"\",device=\"card0\",region=\"vram\"} 1048576\n") != NULL,
 	       "export: TYPE line, then samples sorted by pid");
