@@ -1616,7 +1616,7 @@ static void test_commands(const char *fake)
 
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
 	result(r.status == 0, "export --prometheus (charged view): exit 0");
-	result(strstr(r.out, "device=\"card2\",region=\"system\"} 2097152") == NULL &&
+	result(strstr(r.out, "gpumem_process_bytes{pid=\"815\",comm=\"gm sp\tace \\\"q\\\" \\\\\",cgroup=\"/test/a b\",device=\"card2\",region=\"system\"}") == NULL &&
 	       strstr(r.out, "gpumem_process_shared_bytes") == NULL &&
 	       strstr(r.out, "gpumem_process_bytes{pid=\"900\",comm=\"big\",cgroup=\"/test/a/big\",device=\"card0\",region=\"gtt\"} 4096\n") != NULL,
 	       "export (charged view): vram and gtt only, no shared or owned");
