@@ -15,6 +15,8 @@
 #      GPUMEM_BOOT_TIMEOUT=SECS (default 300; 600 for the test kernel)
 #      GPUMEM_NO_MODULE=1 (boot without gpumem; harness self-test)
 #      GPUMEM_VERBOSE=1 (same as -v), GPUMEM_APPEND (same as --append)
+#      GPUMEM_GUEST_MEM_MB (default 1024), GPUMEM_QXL_RAM_MB (qxl RAM BAR,
+#      a power of 2, default 64; scripts/bench-query uses 512)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -76,9 +78,9 @@ default_timeout=300
 boot_timeout=${GPUMEM_BOOT_TIMEOUT:-$default_timeout}
 
 qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" "${accel[@]}"
-	-m 1024 -smp 2 -display none -serial stdio -monitor none -nodefaults -no-reboot
+	-m "${GPUMEM_GUEST_MEM_MB:-1024}" -smp 2 -display none -serial stdio -monitor none -nodefaults -no-reboot
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline"
-	-device qxl-vga,ram_size_mb=64,vram_size_mb=64,vgamem_mb=16
+	-device "qxl-vga,ram_size_mb=${GPUMEM_QXL_RAM_MB:-64},vram_size_mb=64,vgamem_mb=16"
 	-device bochs-display,vgamem=16M
 	-device virtio-gpu-pci)
 

@@ -9,7 +9,7 @@
 require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
-CASES="ctl-ps-json ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json
+CASES="ctl-ps-json ctl-ps-charged ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json
 ctl-buffers-json ctl-stats ctl-tables ctl-top-notty"
 if [ ! -x "$CTL" ]; then
 	for t in $CASES; do skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
@@ -80,6 +80,11 @@ ctl_json2tbl() {
 	}
 	/^\{/ {
 		jobj($0)
+		if (kind == "pscharged") {
+			print J["pid"], esc(J["comm"]), J["cgroup_id"], esc(J["cgroup"]), J["device"], \
+				J["vram"], J["gtt"], J["bos"]
+			next
+		}
 		if (kind == "ps") {
 			print J["pid"], esc(J["comm"]), J["cgroup_id"], esc(J["cgroup"]), J["device"], \
 				J["vram"], J["gtt"], J["system"], J["other"], J["shared"], J["owned"], J["bos"]
@@ -143,11 +148,11 @@ first=${first%% *}
 snap processes
 first_card=$(tbl_get "$GM_TMP/processes" device pid="$first" | head -n 1)
 
-# --- ps --json == processes --------------------------------------------------
+# --- ps --held --json == processes ----------------------------------------------
 tc_begin ctl-ps-json
 snap processes
-ctl ps ps --json
-tc_eq "ps --json exit" "$ctl_rc" 0
+ctl ps ps --held --json
+tc_eq "ps --held --json exit" "$ctl_rc" 0
 json_ok "$GM_TMP/ps.out" || tc_fail "ps --json is not one JSON object a line: $(head -c 300 "$GM_TMP/ps.out")"
 ctl_json2tbl ps <"$GM_TMP/ps.out" | stable_rows >"$GM_TMP/ps.rows"
 tail -n +2 "$GM_TMP/processes" | stable_rows >"$GM_TMP/dbg.rows"
@@ -166,9 +171,54 @@ case " $pids " in
 esac
 tc_end
 
+# --- ps --json (the charged view) == charged, and == the walk for the qxl helper ---
+tc_begin ctl-ps-charged
+if [ -z "${a_pid:-}" ]; then
+	tc_skip "no qxl helper"
+else
+	snap charged
+	ctl psc ps --json
+	tc_eq "ps --json exit" "$ctl_rc" 0
+	json_ok "$GM_TMP/psc.out" || tc_fail "ps --json is not one JSON object a line: $(head -c 300 "$GM_TMP/psc.out")"
+	tc_eq "every row says view charged" "$(grep -c '^{' "$GM_TMP/psc.out")" \
+		"$(grep -c '"view":"charged"' "$GM_TMP/psc.out")"
+	# the helpers' rows (other rows may move: the console's buffers are
+	# charged to whoever draws until the orphan sweep takes them)
+	ctl_json2tbl pscharged <"$GM_TMP/psc.out" |
+		awk -v h="$pids" 'BEGIN { n = split(h, a, " "); for (i = 1; i <= n; i++) k[a[i]] = 1 } $1 in k' |
+		sort >"$GM_TMP/psc.rows"
+	tail -n +2 "$GM_TMP/charged" |
+		awk -v h="$pids" 'BEGIN { n = split(h, a, " "); for (i = 1; i <= n; i++) k[a[i]] = 1 } $1 in k' |
+		sort >"$GM_TMP/dbgc.rows"
+	if ! cmp -s "$GM_TMP/psc.rows" "$GM_TMP/dbgc.rows"; then
+		log "netlink:"; sed 's/^/#   /' "$GM_TMP/psc.rows"
+		log "debugfs:"; sed 's/^/#   /' "$GM_TMP/dbgc.rows"
+		tc_fail "ps --json differs from $GM_DEBUGFS/charged"
+	fi
+	# what helper a arranged: 2 x 1 MiB qxl VRAM placements, nothing else
+	tc_eq "charged rows of helper a" "$(awk -v p="$a_pid" '$1 == p' "$GM_TMP/psc.rows" | wc -l | tr -d ' ')" 1
+	tc_eq "charged vram gtt bos of helper a on $qxl" \
+		"$(awk -v p="$a_pid" -v d="$qxl" '$1 == p && $5 == d { print $6, $7, $8 }' "$GM_TMP/psc.rows")" \
+		"2097152 0 2"
+	# the counters agree with the walk for buffers a process allocated and holds alone
+	snap processes
+	tc_eq "held (walk) vram bos of helper a" \
+		"$(tbl_get "$GM_TMP/processes" vram pid="$a_pid" device="$qxl") $(tbl_get "$GM_TMP/processes" bos pid="$a_pid" device="$qxl")" \
+		"2097152 2"
+	case $other in
+	vgem) tc_eq "charged rows of the vgem helper (not TTM: not counted)" \
+		"$(awk -v p="${b_pid:-none}" '$1 == p' "$GM_TMP/psc.rows" | wc -l | tr -d ' ')" 0 ;;
+	esac
+	# filters work on the charged view too
+	ctl pscp ps --json --pid "$a_pid" --device "$qxl"
+	tc_eq "ps --json --pid --device: the one row" \
+		"$(ctl_json2tbl pscharged <"$GM_TMP/pscp.out" | awk '{ print $1, $5, $6 }')" "$a_pid $qxl 2097152"
+fi
+tc_end
+
 # --- filters -------------------------------------------------------------------
 tc_begin ctl-ps-filter-pid
-ctl pspid ps --json --pid "$first"
+ctl pspid ps --held --json --pid "$first"
 tc_eq "exit" "$ctl_rc" 0
 ctl_json2tbl ps <"$GM_TMP/pspid.out" >"$GM_TMP/pspid.rows"
 tc_eq "rows of other pids" "$(awk -v p="$first" '$1 != p' "$GM_TMP/pspid.rows")" ""
@@ -184,7 +234,7 @@ snap devices
 want=$(tbl_count "$GM_TMP/processes" device="$first_card")
 unique=$(tbl_get "$GM_TMP/devices" unique device="$first_card" | head -n 1)
 for spec in "$first_card" "${first_card#card}" "$unique"; do
-	ctl psdev ps --json --device "$spec"
+	ctl psdev ps --held --json --device "$spec"
 	tc_eq "--device $spec: exit" "$ctl_rc" 0
 	ctl_json2tbl ps <"$GM_TMP/psdev.out" >"$GM_TMP/psdev.rows"
 	tc_eq "--device $spec: rows on other devices" \
@@ -207,7 +257,7 @@ elif ! spawn_in_cgroup "$CG/sub" c alloc -d "${other:-qxl}" -k "$([ -n "$other" 
 	tc_end
 else
 	for spec in "$CG" gpumem-ctl-test /gpumem-ctl-test; do
-		ctl pscg ps --json --cgroup "$spec"
+		ctl pscg ps --held --json --cgroup "$spec"
 		tc_eq "--cgroup $spec: exit" "$ctl_rc" 0
 		ctl_json2tbl ps <"$GM_TMP/pscg.out" >"$GM_TMP/pscg.rows"
 		tc_eq "--cgroup $spec: pids (the helper in a child cgroup)" \
@@ -215,7 +265,7 @@ else
 		tc_eq "--cgroup $spec: cgroup column" \
 			"$(awk '{ print $4 }' "$GM_TMP/pscg.rows" | sort -u)" "/gpumem-ctl-test/sub"
 	done
-	ctl pscg ps --json --cgroup "$CG/sub"
+	ctl pscg ps --held --json --cgroup "$CG/sub"
 	tc_eq "--cgroup of the child itself: cgroup_id = its inode" \
 		"$(ctl_json2tbl ps <"$GM_TMP/pscg.out" | awk '{ print $3 }' | sort -u)" "$(stat -c %i "$CG/sub")"
 	stop c
@@ -282,15 +332,19 @@ tc_end
 # --- tables ---------------------------------------------------------------------
 tc_begin ctl-tables
 snap processes
-ctl tb ps --bytes --pid "$first"
+ctl tbc ps --bytes --pid "$first"
 tc_eq "ps --bytes exit" "$ctl_rc" 0
-tc_eq "ps header" "$(head -n 1 "$GM_TMP/tb.out" | tr -s ' ' | sed 's/^ //')" \
+tc_eq "ps header (charged view)" "$(head -n 1 "$GM_TMP/tbc.out" | tr -s ' ' | sed 's/^ //')" \
+	"PID COMM DEVICE VRAM GTT BOS CGROUP"
+ctl tb ps --held --bytes --pid "$first"
+tc_eq "ps --held --bytes exit" "$ctl_rc" 0
+tc_eq "ps header (held view)" "$(head -n 1 "$GM_TMP/tb.out" | tr -s ' ' | sed 's/^ //')" \
 	"PID COMM DEVICE VRAM GTT SYSTEM OTHER SHARED OWNED BOS CGROUP"
 vram=$(tbl_get "$GM_TMP/processes" vram pid="$first" device="$first_card")
 # the column after DEVICE (COMM may contain blanks)
 tc_eq "exact VRAM of $first on $first_card" \
 	"$(awk -v p="$first" -v d="$first_card" '$1 == p { for (i = 2; i < NF; i++) if ($i == d) { print $(i + 1); exit } }' "$GM_TMP/tb.out")" "$vram"
-ctl th ps --pid "$first"
+ctl th ps --held --pid "$first"
 tc_eq "ps exit" "$ctl_rc" 0
 grep -q ' MiB ' "$GM_TMP/th.out" || tc_fail "no MiB in the human-readable table: $(cat "$GM_TMP/th.out")"
 ctl dt devices

@@ -115,8 +115,14 @@ card=$(out_card a)
 
 tc_begin ctl-prom-format
 snap processes
+snap charged
 snap devices
-"$CTL" export --prometheus >"$GM_TMP/m.prom" 2>"$GM_TMP/m.err"
+"$CTL" export --prometheus --held >"$GM_TMP/m.prom" 2>"$GM_TMP/m.err"
+"$CTL" export --prometheus >"$GM_TMP/c.prom" 2>"$GM_TMP/c.err"
+tc_eq "export (charged view) exit" "$?" 0
+if ! prom_check "$GM_TMP/c.prom" >"$GM_TMP/checkc.out"; then
+	tc_fail "charged view: not valid text format 0.0.4: $(head -n 5 "$GM_TMP/checkc.out")"
+fi
 tc_eq "export exit" "$?" 0
 tc_eq "stderr" "$(cat "$GM_TMP/m.err")" ""
 if ! prom_check "$GM_TMP/m.prom" >"$GM_TMP/check.out"; then
@@ -150,6 +156,14 @@ tc_eq "process comm label" \
 	"$(grep "^gpumem_process_buffers{pid=\"$a_pid\"," "$GM_TMP/m.prom" | sed 's/.*comm="\([^"]*\)".*/\1/')" gm-prom
 tc_eq "process samples, 4 regions + 3 per process and device" \
 	"$(grep -c "^gpumem_process_[a-z_]*{pid=\"$a_pid\"," "$GM_TMP/m.prom")" 7
+# the default (charged) view: vram and gtt from the allocation-time counters
+if [ "$drv" = qxl ]; then
+	tc_eq "charged view: process vram bytes = debugfs charged (2 x 1 MiB)" \
+		"$(sample "$GM_TMP/c.prom" gpumem_process_bytes "pid=\"$a_pid\"" "device=\"$card\"" 'region="vram"') $(tbl_get "$GM_TMP/charged" vram pid="$a_pid" device="$card")" \
+		"2097152 2097152"
+	tc_eq "charged view: process samples, 2 regions + buffers" \
+		"$(grep -c "^gpumem_process_[a-z_]*{pid=\"$a_pid\"," "$GM_TMP/c.prom")" 3
+fi
 tail -n +2 "$GM_TMP/devices" >"$GM_TMP/devrows"
 while read -r d drvname unique _ttm region cap _used _free; do
 	got=$(sample "$GM_TMP/m.prom" gpumem_device_capacity_bytes "device=\"$d\"" "region=\"$region\"")

@@ -87,13 +87,18 @@ tc_end
 tc_begin nl-robust-no-pointers
 "$FUZZ" scan -t "$tmo" >"$GM_TMP/scan.out" 2>&1
 rc=$?
-grep -v '^DEV \|^PROC ' "$GM_TMP/scan.out" | sed 's/^/#   /'
+grep -v '^DEV \|^PROC \|^CPROC ' "$GM_TMP/scan.out" | sed 's/^/#   /'
 tc_eq "nl-fuzz scan exit" "$rc" 0
 tc_eq "values that look like kernel addresses" "$(grep '^PTR ' "$GM_TMP/scan.out" | head -n 5)" ""
 tc_eq "valid requests that failed" "$(grep '^ERROR ' "$GM_TMP/scan.out" | head -n 5)" ""
 for p in ${v_pid:-} ${q_pid:-}; do
-	tc_num -ge "proc-get rows of helper $p" "$(awk -v p="$p" '$1 == "PROC" && $2 == p' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
+	tc_num -ge "proc-get rows (held view) of helper $p" "$(awk -v p="$p" '$1 == "PROC" && $2 == p' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
 done
+# the charged view counts hooked (TTM VRAM/GTT) placements: qxl, not vgem
+[ -n "${q_pid:-}" ] && tc_eq "proc-get rows (charged view) of the qxl helper" \
+	"$(awk -v p="$q_pid" '$1 == "CPROC" && $2 == p' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
+[ -n "${v_pid:-}" ] && tc_eq "proc-get rows (charged view) of the vgem helper" \
+	"$(awk -v p="$v_pid" '$1 == "CPROC" && $2 == p' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 0
 tc_num -ge "8-byte windows scanned" "$(sed -n 's/^SCAN .*windows=\([0-9]*\).*/\1/p' "$GM_TMP/scan.out")" 10
 tc_end
 

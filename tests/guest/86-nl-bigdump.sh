@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Netlink dumps with thousands of entries are complete: ~1000 processes
 # holding one vgem buffer each (300 on the KASAN/lockdep test kernel; as
-# many as start within 60 s, 35 s there) plus 8 holding 250 each. `gpumemctl ps --json` (a proc-get dump over many netlink
+# many as start within 60 s, 35 s there) plus 8 holding 250 each. `gpumemctl ps --held --json` (a proc-get dump over many netlink
 # messages) must list exactly the (pid, device, bytes, bos) rows of the
 # debugfs processes file, and `gpumemctl buffers --pid P --json` must return
 # the 250 buffers (handles and sizes) each big holder allocated.
@@ -137,8 +137,8 @@ dbg_rows() {
 
 tc_begin bigdump-ps
 snap processes
-"$CTL" ps --json >"$GM_TMP/ps.json" 2>"$GM_TMP/ps.err"
-tc_eq "gpumemctl ps --json exit" "$?" 0
+"$CTL" ps --held --json >"$GM_TMP/ps.json" 2>"$GM_TMP/ps.err"
+tc_eq "gpumemctl ps --held --json exit" "$?" 0
 json_rows "$GM_TMP/ps.json" >"$GM_TMP/ps.rows"
 dbg_rows "$GM_TMP/processes" >"$GM_TMP/dbg.rows"
 n_nl=$(wc -l <"$GM_TMP/ps.rows" | tr -d ' ')

@@ -14,7 +14,7 @@ require_gpumem
 
 PY=${GM_PYTHON:-/usr/bin/python3}
 YNL=${GM_YNL:-/opt/ynl}
-CASES="ynl-dev-get-dump ynl-dev-get-do ynl-dev-get-error"
+CASES="ynl-dev-get-dump ynl-dev-get-do ynl-dev-get-error ynl-proc-get-view"
 if [ ! -x "$PY" ] || [ ! -e "$YNL/cli.py" ] || [ ! -e "$YNL/gpumem.yaml" ]; then
 	for t in $CASES; do
 		skip "$t" "no python3 / YNL CLI in the initramfs ($PY, $YNL/cli.py; scripts/mkinitramfs.sh adds them unless GPUMEM_GUEST_PYTHON=0 or the test kernel's tools/net/ynl is missing)"
@@ -82,6 +82,23 @@ ynl err --do dev-get --json '{"id": 4242}'
 tc_num -ne "exit" "$ynl_rc" 0
 grep -q 'no such DRM device' "$GM_TMP/err.out" "$GM_TMP/err.err" ||
 	tc_fail "no 'no such DRM device' extack message in the CLI's output"
+tc_end
+
+# proc-get's view attribute (an enum in the spec): both views, and a bad one
+tc_begin ynl-proc-get-view
+spawn y alloc -d qxl -k vram -n 1 -s 1M -c gm-ynl || tc_fail "helper: $(helper_why y)"
+ynl ph --dump proc-get --json '{"view": 1}'
+tc_eq "held view: exit" "$ynl_rc" 0
+grep -Eq "'view': ('held'|1)" "$GM_TMP/ph.out" || tc_fail "held view: no view held in the reply"
+ynl pc --dump proc-get --json "{\"pid\": ${y_pid:-1}}"
+tc_eq "charged view (default): exit" "$ynl_rc" 0
+grep -Eq "'view': ('charged'|0)" "$GM_TMP/pc.out" || tc_fail "charged view: no view charged in the reply"
+grep -q "'pid': ${y_pid:-none}," "$GM_TMP/pc.out" || tc_fail "charged view: no row of the helper"
+ynl pbad --dump proc-get --json '{"view": 7}'
+tc_num -ne "view 7: exit" "$ynl_rc" 0
+grep -qi 'range' "$GM_TMP/pbad.out" "$GM_TMP/pbad.err" ||
+	tc_fail "view 7: no out-of-range extack message in the CLI's output"
+stop y
 tc_end
 
 finish

@@ -11,17 +11,26 @@
  *
  *   cmd:    with -x, one run of a command (e.g. "gpumemctl ps --json"),
  *           process start included, its output thrown away.
+ *   dump:   with -n, one proc-get dump of the gpumem netlink family on a
+ *           socket opened once (what an agent polling the family pays per
+ *           query), in the charged view (counters) and in the held view
+ *           (a walk); every reply is parsed (libnl-genl) and its rows
+ *           counted.
  *
- * usage: bench-scan [-r REPEAT] [-x "PROGRAM ARGS..."]
+ * usage: bench-scan [-r REPEAT] [-n] [-x "PROGRAM ARGS..."]
  * Prints, per method, the median wall time of a full scan and what it found:
  *   fdinfo median_ns=N fds=N keys=N
  *   walk median_ns=N rows=N kernel_walk_ns=N bos=N collect_ns=N
  *        account_ns=N release_ns=N (kernel time per phase, from stats)
+ *   charged median_ns=N rows=N bytes=N      (with -n)
+ *   held median_ns=N rows=N bytes=N         (with -n)
+ *   cmd median_ns=N                         (with -x)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +40,9 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include "../../uapi/gpumem.h"
 
 #define DRM_MAJOR	226
 #define MAX_REPEAT	1000
@@ -138,6 +150,59 @@ static int scan_walk(void)
 	return rows - 1;
 }
 
+/* --- the netlink dump -------------------------------------------------------- */
+
+struct dump_count {
+	long rows;
+	unsigned long long bytes;	/* vram + gtt of every row */
+};
+
+static int dump_row(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[GPUMEM_A_PROC_MAX + 1], *pos;
+	struct dump_count *dc = arg;
+	int rem;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_PROC_MAX, NULL) < 0 ||
+	    !tb[GPUMEM_A_PROC_PID])
+		return NL_SKIP;
+	dc->rows++;
+	nlmsg_for_each_attr(pos, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
+		struct nlattr *utb[GPUMEM_A_USAGE_MAX + 1];
+
+		if (nla_type(pos) != GPUMEM_A_PROC_USAGE ||
+		    nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, NULL) < 0 ||
+		    !utb[GPUMEM_A_USAGE_REGION] || !utb[GPUMEM_A_USAGE_BYTES])
+			continue;
+		if (nla_get_u32(utb[GPUMEM_A_USAGE_REGION]) <= GPUMEM_REGION_GTT)
+			dc->bytes += nla_get_u64(utb[GPUMEM_A_USAGE_BYTES]);
+	}
+	return NL_OK;
+}
+
+/* One proc-get dump in @view; 0 or -1. */
+static int proc_dump(struct nl_sock *sk, int family, uint32_t view, struct dump_count *dc)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	int ret;
+
+	memset(dc, 0, sizeof(*dc));
+	if (!m)
+		return -1;
+	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
+			 GPUMEM_CMD_PROC_GET, GPUMEM_FAMILY_VERSION) ||
+	    nla_put_u32(m, GPUMEM_A_PROC_VIEW, view) < 0) {
+		nlmsg_free(m);
+		return -1;
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_row, dc);
+	ret = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	if (ret < 0)
+		return -1;
+	return nl_recvmsgs_default(sk) < 0 ? -1 : 0;
+}
+
 extern char **environ;
 
 /* Run argv once with stdout to /dev/null; returns its exit status or -1. */
@@ -176,18 +241,26 @@ int main(int argc, char **argv)
 {
 	static unsigned long long t_fd[MAX_REPEAT], t_walk[MAX_REPEAT],
 		k_walk[MAX_REPEAT], k_col[MAX_REPEAT], k_acc[MAX_REPEAT],
-		k_rel[MAX_REPEAT], t_cmd[MAX_REPEAT];
-	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0;
+		k_rel[MAX_REPEAT], t_cmd[MAX_REPEAT], t_charged[MAX_REPEAT],
+		t_held[MAX_REPEAT];
+	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0, family = -1;
+	struct dump_count dc_charged = { 0 }, dc_held = { 0 };
+	struct nl_sock *sk = NULL;
+	bool use_nl = false;
 	char *cmd = NULL, *args[16];
 	long keys = 0;
 
-	while ((opt = getopt(argc, argv, "r:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "nr:x:")) != -1) {
 		if (opt == 'x') {
 			cmd = optarg;
 			continue;
 		}
+		if (opt == 'n') {
+			use_nl = true;
+			continue;
+		}
 		if (opt != 'r') {
-			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-x CMD]\n");
+			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-n] [-x CMD]\n");
 			return 2;
 		}
 		repeat = atoi(optarg);
@@ -202,6 +275,14 @@ int main(int argc, char **argv)
 		     args[++nargs] = strtok(NULL, " "))
 			;
 		args[nargs] = NULL;
+	}
+	if (use_nl) {
+		sk = nl_socket_alloc();
+		if (!sk || genl_connect(sk) < 0 ||
+		    (family = genl_ctrl_resolve(sk, GPUMEM_FAMILY_NAME)) < 0) {
+			fprintf(stderr, "bench-scan: no gpumem netlink family\n");
+			return 1;
+		}
 	}
 	/* Interleave the methods so all see the same machine state. */
 	for (i = 0; i < repeat; i++) {
@@ -224,6 +305,20 @@ int main(int argc, char **argv)
 			}
 			t_cmd[i] = now_ns() - t0;
 		}
+		if (use_nl) {
+			t0 = now_ns();
+			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_CHARGED, &dc_charged)) {
+				fprintf(stderr, "bench-scan: charged dump failed\n");
+				return 1;
+			}
+			t_charged[i] = now_ns() - t0;
+			t0 = now_ns();
+			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_HELD, &dc_held)) {
+				fprintf(stderr, "bench-scan: held dump failed\n");
+				return 1;
+			}
+			t_held[i] = now_ns() - t0;
+		}
 		if (fds < 0 || rows < 0) {
 			fprintf(stderr, "bench-scan: scan failed (fds %d rows %d)\n",
 				fds, rows);
@@ -236,6 +331,13 @@ int main(int argc, char **argv)
 	       median(t_walk, repeat), rows, median(k_walk, repeat),
 	       stat_value("last_walk_bos"), median(k_col, repeat),
 	       median(k_acc, repeat), median(k_rel, repeat));
+	if (use_nl) {
+		printf("charged median_ns=%llu rows=%ld bytes=%llu\n",
+		       median(t_charged, repeat), dc_charged.rows, dc_charged.bytes);
+		printf("held median_ns=%llu rows=%ld bytes=%llu\n",
+		       median(t_held, repeat), dc_held.rows, dc_held.bytes);
+		nl_socket_free(sk);
+	}
 	if (cmd)
 		printf("cmd median_ns=%llu\n", median(t_cmd, repeat));
 	return 0;

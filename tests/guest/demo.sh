@@ -42,14 +42,14 @@ for f in "$GM_TMP"/*.out; do
 	printf '%-9s pid %-6s %s\n' "$n" "$(awk '$1 == "READY" { print $2 }' "$f")" \
 		"$(grep -E '^(BO|EXPORTED|IMPORTED|SCANOUT)' "$f" | tr '\n' ';')"
 done
-for f in devices processes buffers stats; do
+for f in devices processes charged buffers stats; do
 	echo
 	echo "== $GM_DEBUGFS/$f =="
 	cat "$GM_DEBUGFS/$f"
 done
 CTL=$GM_BIN/gpumemctl
 if [ -x "$CTL" ]; then
-	for c in "devices" "ps" "ps --json" "export --prometheus"; do
+	for c in "devices" "ps" "ps --held" "ps --json" "export --prometheus"; do
 		echo
 		echo "== gpumemctl $c =="
 		$CTL $c

@@ -31,11 +31,12 @@
  * and pid), so "-s SEED" replays a run.
  *
  * scan: the valid requests (dev-get dump and do for every device,
- * proc-get dump, buf-get dump for every pid the proc dump lists,
- * stats-get); every 8-byte window (4-byte aligned) of every attribute
+ * proc-get dump in the held and in the charged view, buf-get dump for
+ * every pid the proc dumps list, stats-get); every 8-byte window (4-byte aligned) of every attribute
  * payload is checked for a kernel address (>= 0xffff800000000000).
  *   DEV <id> <name> <driver>
- *   PROC <pid> <dev-id>
+ *   PROC <pid> <dev-id>      (held view)
+ *   CPROC <pid> <dev-id>     (charged view)
  *   SCAN messages=N attributes=N windows=N pointers=N errors=N
  *   PTR <command> <attribute path> 0x<value>
  * Exit status 1 when a pointer was found or a valid request failed.
@@ -1012,6 +1013,7 @@ struct scan {
 	uint32_t pids[4096];
 	int n_pids;
 	bool print;
+	const char *tag;	/* what a printed proc-get row starts with */
 };
 
 static void scan_attrs(struct scan *s, const char *path, struct nlattr *head, int len)
@@ -1075,7 +1077,7 @@ static void scan_msg(const struct nlmsghdr *nlh, void *arg)
 			return;
 		pid = nla_get_u32(tb[GPUMEM_A_PROC_PID]);
 		if (s->print)
-			printf("PROC %u %u\n", pid,
+			printf("%s %u %u\n", s->tag, pid,
 			       tb[GPUMEM_A_PROC_DEV_ID] ? nla_get_u32(tb[GPUMEM_A_PROC_DEV_ID]) : 0);
 		for (k = 0; k < s->n_pids; k++)
 			if (s->pids[k] == pid)
@@ -1124,8 +1126,15 @@ static int do_scan(bool print_devs, bool full)
 		snprintf(what, sizeof(what), "dev-get-do(%u)", dev_ids[k]);
 		errors += valid(s, what, m, true);
 	}
+	/* the held view (a walk: every process with a handle) first */
 	s->print = print_devs;
-	errors += valid(s, "proc-get-dump", req_op(&ops[OP_PROC], 256), false);
+	s->tag = "PROC";
+	m = req_op(&ops[OP_PROC], 256);
+	put_u32(m, GPUMEM_A_PROC_VIEW, GPUMEM_PROC_VIEW_HELD);
+	errors += valid(s, "proc-get-dump(held)", m, false);
+	/* then the default, charged view (counters; rows printed as CPROC) */
+	s->tag = "CPROC";
+	errors += valid(s, "proc-get-dump(charged)", req_op(&ops[OP_PROC], 256), false);
 	s->print = false;
 	for (k = 0; k < s->n_pids && k < 256; k++) {
 		m = req_op(&ops[OP_BUF], 256);
