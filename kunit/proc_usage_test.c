@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the per-process usage counters (kmod/proc_usage.c): one node per
+ * (process, device), reference counted by the charges that use it; copies
+ * list exactly the non-empty nodes with their sums.
+ */
+#include <kunit/test.h>
+#include "../kmod/proc_usage.c"
+
+/* The rows of a copy, one row per (pid, minor) checked by the caller. */
+static struct gpumem_proc_usage_row *pu_find_row(struct gpumem_proc_usage_row *rows,
+						 size_t n, struct pid *pid, int minor)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].pid == pid && rows[i].minor == minor)
+			return &rows[i];
+	return NULL;
+}
+
+static void pu_same_key_same_node(struct kunit *test)
+{
+	struct pid *me = task_tgid(current);
+	struct gpumem_proc_usage *a, *b, *c;
+
+	a = gpumem_proc_usage_get(me, 0);
+	b = gpumem_proc_usage_get(me, 0);
+	c = gpumem_proc_usage_get(me, 1);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_PTR_NE(test, a, c);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)2);
+	KUNIT_EXPECT_EQ(test, a->refs, 2U);
+	gpumem_proc_usage_put(a);
+	gpumem_proc_usage_put(b);
+	gpumem_proc_usage_put(c);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+}
+
+static void pu_charge_rows_uncharge(struct kunit *test)
+{
+	struct pid *me = task_tgid(current);
+	struct gpumem_proc_usage_row *rows, *row;
+	struct gpumem_proc_usage *pu[4];
+	size_t n;
+	int i;
+
+	/* three VRAM placements of 4 KiB and one GTT placement of 8 KiB */
+	for (i = 0; i < 4; i++) {
+		pu[i] = gpumem_proc_usage_get(me, 3);
+		KUNIT_ASSERT_NOT_NULL(test, pu[i]);
+		gpumem_proc_usage_charge(pu[i], i < 3 ? GPUMEM_REGION_VRAM :
+					 GPUMEM_REGION_GTT, i < 3 ? 4096 : 8192);
+	}
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)1);
+	row = pu_find_row(rows, n, me, 3);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 12288ULL);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_GTT], 8192ULL);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_SYSTEM], 0ULL);
+	KUNIT_EXPECT_EQ(test, row->bos, 4U);
+	gpumem_proc_usage_rows_free(rows, n);
+
+	/* free one VRAM placement: the row follows */
+	gpumem_proc_usage_uncharge(pu[0], GPUMEM_REGION_VRAM, 4096);
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	row = pu_find_row(rows, n, me, 3);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 8192ULL);
+	KUNIT_EXPECT_EQ(test, row->bos, 3U);
+	gpumem_proc_usage_rows_free(rows, n);
+
+	for (i = 1; i < 4; i++)
+		gpumem_proc_usage_uncharge(pu[i], i < 3 ? GPUMEM_REGION_VRAM :
+					   GPUMEM_REGION_GTT, i < 3 ? 4096 : 8192);
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)0);
+	gpumem_proc_usage_rows_free(rows, n);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+}
+
+/* A node held without a charge (an allocation in flight) is not listed. */
+static void pu_rows_skip_empty(struct kunit *test)
+{
+	struct gpumem_proc_usage_row *rows;
+	struct gpumem_proc_usage *pu;
+	size_t n;
+
+	pu = gpumem_proc_usage_get(task_tgid(current), 0);
+	KUNIT_ASSERT_NOT_NULL(test, pu);
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)0);
+	gpumem_proc_usage_rows_free(rows, n);
+	gpumem_proc_usage_put(pu);
+}
+
+/* Two processes and many devices: one row each, sums kept apart. */
+static void pu_processes_and_devices(struct kunit *test)
+{
+	enum { NDEV = 600 };	/* more than one table resize in the copy */
+	struct pid *me = task_tgid(current), *init = find_get_pid(1);
+	struct gpumem_proc_usage **mine, *theirs;
+	struct gpumem_proc_usage_row *rows, *row;
+	size_t n;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, init);
+	mine = kunit_kcalloc(test, NDEV, sizeof(*mine), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mine);
+	for (i = 0; i < NDEV; i++) {
+		mine[i] = gpumem_proc_usage_get(me, i);
+		KUNIT_ASSERT_NOT_NULL(test, mine[i]);
+		gpumem_proc_usage_charge(mine[i], GPUMEM_REGION_VRAM, 4096 * (i + 1));
+	}
+	theirs = gpumem_proc_usage_get(init, 7);
+	KUNIT_ASSERT_NOT_NULL(test, theirs);
+	gpumem_proc_usage_charge(theirs, GPUMEM_REGION_VRAM, 65536);
+
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)NDEV + 1);
+	row = pu_find_row(rows, n, me, 7);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 4096ULL * 8);
+	row = pu_find_row(rows, n, init, 7);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 65536ULL);
+	KUNIT_EXPECT_EQ(test, row->bos, 1U);
+	row = pu_find_row(rows, n, me, NDEV - 1);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 4096ULL * NDEV);
+	gpumem_proc_usage_rows_free(rows, n);
+
+	for (i = 0; i < NDEV; i++)
+		gpumem_proc_usage_uncharge(mine[i], GPUMEM_REGION_VRAM, 4096 * (i + 1));
+	gpumem_proc_usage_uncharge(theirs, GPUMEM_REGION_VRAM, 65536);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	put_pid(init);
+}
+
+static struct kunit_case gpumem_proc_usage_cases[] = {
+	KUNIT_CASE(pu_same_key_same_node),
+	KUNIT_CASE(pu_charge_rows_uncharge),
+	KUNIT_CASE(pu_rows_skip_empty),
+	KUNIT_CASE(pu_processes_and_devices),
+	{}
+};
+
+static struct kunit_suite gpumem_proc_usage_suite = {
+	.name = "gpumem_proc_usage",
+	.test_cases = gpumem_proc_usage_cases,
+};
+
+kunit_test_suite(gpumem_proc_usage_suite);
