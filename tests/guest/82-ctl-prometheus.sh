@@ -162,7 +162,7 @@ if [ "$drv" = qxl ]; then
 		"$(sample "$GM_TMP/c.prom" gpumem_process_bytes "pid=\"$a_pid\"" "device=\"$card\"" 'region="vram"') $(tbl_get "$GM_TMP/charged" vram pid="$a_pid" device="$card")" \
 		"2097152 2097152"
 	tc_eq "charged view: process samples, 2 regions + buffers" \
-		"$(grep -c "^gpumem_process_[a-z_]*{pid=\"$a_pid\"," "$GM_TMP/c.prom")" 3
+		"$(grep "^gpumem_process_[a-z_]*{pid=\"$a_pid\"," "$GM_TMP/c.prom" | grep -c "device=\"$card\"")" 3
 fi
 tail -n +2 "$GM_TMP/devices" >"$GM_TMP/devrows"
 while read -r d drvname unique _ttm region cap _used _free; do
