@@ -24,6 +24,8 @@
  *        account_ns=N release_ns=N (kernel time per phase, from stats)
  *   charged median_ns=N rows=N bytes=N      (with -n)
  *   held median_ns=N rows=N bytes=N         (with -n)
+ *   charged1 median_ns=N rows=N             (with -n: charged, pid 1 only:
+ *                                            the fixed cost of a dump)
  *   cmd median_ns=N                         (with -x)
  */
 #define _GNU_SOURCE
@@ -180,8 +182,9 @@ static int dump_row(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* One proc-get dump in @view; 0 or -1. */
-static int proc_dump(struct nl_sock *sk, int family, uint32_t view, struct dump_count *dc)
+/* One proc-get dump in @view (of @pid only, if not 0); 0 or -1. */
+static int proc_dump(struct nl_sock *sk, int family, uint32_t view, uint32_t pid,
+		     struct dump_count *dc)
 {
 	struct nl_msg *m = nlmsg_alloc();
 	int ret;
@@ -191,7 +194,8 @@ static int proc_dump(struct nl_sock *sk, int family, uint32_t view, struct dump_
 		return -1;
 	if (!genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
 			 GPUMEM_CMD_PROC_GET, GPUMEM_FAMILY_VERSION) ||
-	    nla_put_u32(m, GPUMEM_A_PROC_VIEW, view) < 0) {
+	    nla_put_u32(m, GPUMEM_A_PROC_VIEW, view) < 0 ||
+	    (pid && nla_put_u32(m, GPUMEM_A_PROC_PID, pid) < 0)) {
 		nlmsg_free(m);
 		return -1;
 	}
@@ -242,9 +246,9 @@ int main(int argc, char **argv)
 	static unsigned long long t_fd[MAX_REPEAT], t_walk[MAX_REPEAT],
 		k_walk[MAX_REPEAT], k_col[MAX_REPEAT], k_acc[MAX_REPEAT],
 		k_rel[MAX_REPEAT], t_cmd[MAX_REPEAT], t_charged[MAX_REPEAT],
-		t_held[MAX_REPEAT];
+		t_held[MAX_REPEAT], t_none[MAX_REPEAT];
 	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0, family = -1;
-	struct dump_count dc_charged = { 0 }, dc_held = { 0 };
+	struct dump_count dc_charged = { 0 }, dc_held = { 0 }, dc_none = { 0 };
 	struct nl_sock *sk = NULL;
 	bool use_nl = false;
 	char *cmd = NULL, *args[16];
@@ -307,17 +311,24 @@ int main(int argc, char **argv)
 		}
 		if (use_nl) {
 			t0 = now_ns();
-			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_CHARGED, &dc_charged)) {
+			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_CHARGED, 0, &dc_charged)) {
 				fprintf(stderr, "bench-scan: charged dump failed\n");
 				return 1;
 			}
 			t_charged[i] = now_ns() - t0;
 			t0 = now_ns();
-			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_HELD, &dc_held)) {
+			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_HELD, 0, &dc_held)) {
 				fprintf(stderr, "bench-scan: held dump failed\n");
 				return 1;
 			}
 			t_held[i] = now_ns() - t0;
+			/* the fixed cost: the same dump filtered to init (no rows) */
+			t0 = now_ns();
+			if (proc_dump(sk, family, GPUMEM_PROC_VIEW_CHARGED, 1, &dc_none)) {
+				fprintf(stderr, "bench-scan: filtered dump failed\n");
+				return 1;
+			}
+			t_none[i] = now_ns() - t0;
 		}
 		if (fds < 0 || rows < 0) {
 			fprintf(stderr, "bench-scan: scan failed (fds %d rows %d)\n",
@@ -336,6 +347,8 @@ int main(int argc, char **argv)
 		       median(t_charged, repeat), dc_charged.rows, dc_charged.bytes);
 		printf("held median_ns=%llu rows=%ld bytes=%llu\n",
 		       median(t_held, repeat), dc_held.rows, dc_held.bytes);
+		printf("charged1 median_ns=%llu rows=%ld\n", median(t_none, repeat),
+		       dc_none.rows);
 		nl_socket_free(sk);
 	}
 	if (cmd)
