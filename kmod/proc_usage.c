@@ -32,12 +32,14 @@
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include "proc_usage.h"
 
 /**
  * struct gpumem_proc_usage - usage of one process on one device
  * @hnode: entry in gpumem_pu_hash
  * @pid: the process (referenced)
+ * @comm: its command name when the node was created
  * @minor: the device
  * @refs: charge records and callers holding this node
  * @bytes: bytes charged per region
@@ -48,6 +50,7 @@
 struct gpumem_proc_usage {
 	struct hlist_node hnode;
 	struct pid *pid;
+	char comm[TASK_COMM_LEN];
 	int minor;
 	u32 refs;
 	u64 bytes[GPUMEM_REGION_COUNT];
@@ -80,6 +83,7 @@ static struct gpumem_proc_usage *gpumem_pu_find(const struct pid *pid,
  * gpumem_proc_usage_get() - the counters of a process on a device
  * @pid: the process's thread group pid (the caller holds it alive, e.g.
  *	task_tgid(current))
+ * @comm: its command name, kept for when it has exited
  * @minor: the device
  *
  * Creates them empty when they do not exist yet.
@@ -88,7 +92,8 @@ static struct gpumem_proc_usage *gpumem_pu_find(const struct pid *pid,
  * Return: the counters with a reference (gpumem_proc_usage_put()), or NULL
  *	when out of memory.
  */
-struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid, int minor)
+struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
+						const char *comm, int minor)
 {
 	struct gpumem_proc_usage *pu, *fresh = NULL;
 
@@ -99,6 +104,7 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid, int minor)
 			pu = fresh;
 			fresh = NULL;
 			pu->pid = get_pid(pid);
+			strscpy(pu->comm, comm, sizeof(pu->comm));
 			pu->minor = minor;
 			hash_add(gpumem_pu_hash, &pu->hnode,
 				 gpumem_pu_key(pid, minor));
@@ -219,6 +225,7 @@ int gpumem_proc_usage_rows(struct gpumem_proc_usage_row **rowsp,
 		if (!pu->bos)
 			continue;
 		rows[n].pid = get_pid(pu->pid);
+		memcpy(rows[n].comm, pu->comm, sizeof(rows[n].comm));
 		rows[n].minor = pu->minor;
 		memcpy(rows[n].bytes, pu->bytes, sizeof(rows[n].bytes));
 		rows[n].bos = pu->bos;

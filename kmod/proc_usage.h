@@ -7,6 +7,7 @@
 #ifndef GPUMEM_PROC_USAGE_H
 #define GPUMEM_PROC_USAGE_H
 
+#include <linux/sched.h>
 #include <linux/types.h>
 #include "classify.h"
 
@@ -18,18 +19,22 @@ struct gpumem_proc_usage;
 /**
  * struct gpumem_proc_usage_row - a copy of one (process, device) counter
  * @pid: the process (thread group), referenced: gpumem_proc_usage_rows_free()
+ * @comm: its command name when its counters were created (for a process
+ *	that has exited since)
  * @minor: the device
  * @bytes: bytes charged, per region
  * @bos: placements charged
  */
 struct gpumem_proc_usage_row {
 	struct pid *pid;
+	char comm[TASK_COMM_LEN];
 	int minor;
 	u64 bytes[GPUMEM_REGION_COUNT];
 	u32 bos;
 };
 
-struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid, int minor);
+struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
+						const char *comm, int minor);
 void gpumem_proc_usage_put(struct gpumem_proc_usage *pu);
 void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,
 			      u64 bytes);

@@ -359,6 +359,7 @@ int gpumem_quota_charge(int minor, u8 region, u64 bytes, bool quiet,
 			struct gpumem_charge **chargep)
 {
 	struct gpumem_quota_event ev[GPUMEM_MAX_EVENTS] = {};
+	char comm[TASK_COMM_LEN];
 	struct gpumem_charge *c;
 	int nev = 0, ret, tries, i;
 	u32 d;
@@ -374,7 +375,8 @@ int gpumem_quota_charge(int minor, u8 region, u64 bytes, bool quiet,
 	c->region = region;
 	c->tgid = task_tgid_nr(current);
 	c->since = jiffies;
-	c->pu = gpumem_proc_usage_get(task_tgid(current), minor);
+	get_task_comm(comm, current->group_leader);
+	c->pu = gpumem_proc_usage_get(task_tgid(current), comm, minor);
 	if (!c->pu) {
 		kfree(c);
 		return -ENOMEM;

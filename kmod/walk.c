@@ -396,6 +396,7 @@ static int gpumem_fill_charged(struct gpumem_walk *w)
 {
 	struct gpumem_snapshot *snap = w->snap;
 	struct gpumem_proc_usage_row *rows;
+	struct gpumem_task_row *task;
 	struct gpumem_proc_row *proc;
 	size_t nrows, i;
 	unsigned int dev;
@@ -414,6 +415,9 @@ static int gpumem_fill_charged(struct gpumem_walk *w)
 		ret = gpumem_resolve_pid(w, rows[i].pid, &tgid);
 		if (ret)
 			break;
+		task = xa_load(&snap->tasks, tgid);
+		if (task && !strcmp(task->comm, "?"))	/* exited since */
+			memcpy(task->comm, rows[i].comm, sizeof(task->comm));
 		proc = gpumem_snapshot_proc(snap, dev, tgid);
 		if (!proc) {
 			ret = -ENOMEM;

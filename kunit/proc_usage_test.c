@@ -24,9 +24,9 @@ static void pu_same_key_same_node(struct kunit *test)
 	struct pid *me = task_tgid(current);
 	struct gpumem_proc_usage *a, *b, *c;
 
-	a = gpumem_proc_usage_get(me, 0);
-	b = gpumem_proc_usage_get(me, 0);
-	c = gpumem_proc_usage_get(me, 1);
+	a = gpumem_proc_usage_get(me, "kunit", 0);
+	b = gpumem_proc_usage_get(me, "kunit", 0);
+	c = gpumem_proc_usage_get(me, "kunit", 1);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_EXPECT_PTR_EQ(test, a, b);
@@ -49,7 +49,7 @@ static void pu_charge_rows_uncharge(struct kunit *test)
 
 	/* three VRAM placements of 4 KiB and one GTT placement of 8 KiB */
 	for (i = 0; i < 4; i++) {
-		pu[i] = gpumem_proc_usage_get(me, 3);
+		pu[i] = gpumem_proc_usage_get(me, "kunit", 3);
 		KUNIT_ASSERT_NOT_NULL(test, pu[i]);
 		gpumem_proc_usage_charge(pu[i], i < 3 ? GPUMEM_REGION_VRAM :
 					 GPUMEM_REGION_GTT, i < 3 ? 4096 : 8192);
@@ -62,6 +62,7 @@ static void pu_charge_rows_uncharge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_GTT], 8192ULL);
 	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_SYSTEM], 0ULL);
 	KUNIT_EXPECT_EQ(test, row->bos, 4U);
+	KUNIT_EXPECT_STREQ(test, row->comm, "kunit");
 	gpumem_proc_usage_rows_free(rows, n);
 
 	/* free one VRAM placement: the row follows */
@@ -89,7 +90,7 @@ static void pu_rows_skip_empty(struct kunit *test)
 	struct gpumem_proc_usage *pu;
 	size_t n;
 
-	pu = gpumem_proc_usage_get(task_tgid(current), 0);
+	pu = gpumem_proc_usage_get(task_tgid(current), "kunit", 0);
 	KUNIT_ASSERT_NOT_NULL(test, pu);
 	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
 	KUNIT_EXPECT_EQ(test, n, (size_t)0);
@@ -111,11 +112,11 @@ static void pu_processes_and_devices(struct kunit *test)
 	mine = kunit_kcalloc(test, NDEV, sizeof(*mine), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mine);
 	for (i = 0; i < NDEV; i++) {
-		mine[i] = gpumem_proc_usage_get(me, i);
+		mine[i] = gpumem_proc_usage_get(me, "kunit", i);
 		KUNIT_ASSERT_NOT_NULL(test, mine[i]);
 		gpumem_proc_usage_charge(mine[i], GPUMEM_REGION_VRAM, 4096 * (i + 1));
 	}
-	theirs = gpumem_proc_usage_get(init, 7);
+	theirs = gpumem_proc_usage_get(init, "kunit", 7);
 	KUNIT_ASSERT_NOT_NULL(test, theirs);
 	gpumem_proc_usage_charge(theirs, GPUMEM_REGION_VRAM, 65536);
 
