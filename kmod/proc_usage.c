@@ -8,12 +8,15 @@
  * process view served from these counters therefore costs O(processes x
  * devices) however many buffers exist, where a walk costs O(buffers).
  *
- * What the counters say is "allocated by, still resident": a placement
- * counts for the process that allocated it until it is freed, evicted, or
- * moved to the root by the orphan sweep (no GEM handle and no dma-buf left).
- * A buffer shared with another process keeps counting for its allocator,
- * also after the allocator exited; placements made by kernel threads (a
- * restore after eviction) or before gpumem was loaded count for nobody.
+ * What the counters say is "allocated by a live process, still resident": a
+ * placement counts for the process that allocated it until it is freed or
+ * evicted, until the sweep of quota.c finds it reached by no GEM handle and
+ * no dma-buf for 2 s, or until the sweep finds its process gone. A buffer
+ * shared with another process counts for its allocator while the allocator
+ * lives; placements made by kernel threads (a restore after eviction) or
+ * before gpumem was loaded count for nobody. (A driver buffer allocated in a
+ * process's close(), such as an fbdev console pinned to VRAM when the last
+ * file of a card closes, would otherwise stay with that process forever.)
  * The walk (the "held" view) says who holds handles instead; for buffers a
  * process allocated and holds alone the two agree, which the guest tests
  * check.
@@ -147,6 +150,17 @@ void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
 		put_pid(pu->pid);
 		kfree(pu);
 	}
+}
+
+/**
+ * gpumem_proc_usage_exited() - whether the process of @pu has exited
+ * @pu: the counters, referenced by the caller
+ *
+ * Return: true once the thread group is gone (reaped).
+ */
+bool gpumem_proc_usage_exited(const struct gpumem_proc_usage *pu)
+{
+	return !pid_has_task(pu->pid, PIDTYPE_TGID);
 }
 
 /**

@@ -567,7 +567,8 @@ void gpumem_quota_forget_device(int minor)
 /*
  * Move an orphaned charge (its buffer has no GEM handle and no dma-buf) to
  * the root cgroup: uncharge every level but the last (the root), and stop
- * counting it for the process that allocated it.
+ * counting it for the process that allocated it. A charge whose process has
+ * exited leaves that process's counters at once (its cgroup keeps it).
  */
 static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 {
@@ -576,6 +577,8 @@ static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 	if (c->depth <= 1 && !c->pu)
 		return false;
 	*more = true;	/* charged to a cgroup or process: look again later */
+	if (c->pu && gpumem_proc_usage_exited(c->pu))
+		gpumem_charge_drop_process(c);	/* its process is gone */
 	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf)) {
 		c->since = jiffies;
 		return false;

@@ -114,6 +114,10 @@ run_in "$L" l2 "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t 0 -c gm-q-last2
 u=$(q_get /gpumem-q-last all usage)
 log "usage right after the exit (under 64 MiB): $u"
 wait_until 10 zero || tc_fail "usage still $(q_get /gpumem-q-last all usage) 10 s after the process exited (limit not reached)"
+# the same buffers leave the process's counters (the charged view) too
+l2_gone() { snap charged; [ "$(tbl_count "$GM_TMP/charged" pid="$l2_pid")" = 0 ]; }
+wait_until 10 l2_gone ||
+	tc_fail "charged view: pid $l2_pid still has $(tbl_get "$GM_TMP/charged" vram pid="$l2_pid") bytes 10 s after it exited"
 tc_end
 
 # A process killed with its file open: the last close happens while it

@@ -49,7 +49,9 @@ for f in devices processes charged buffers stats; do
 done
 CTL=$GM_BIN/gpumemctl
 if [ -x "$CTL" ]; then
-	for c in "devices" "ps" "ps --held" "ps --json" "export --prometheus"; do
+	producer=$(awk '$1 == "READY" { print $2 }' "$GM_TMP/producer.out" 2>/dev/null)
+	for c in "devices" "ps" "ps --held" "ps --json" "buffers --pid ${producer:-1}" \
+		"stats" "export --prometheus"; do
 		echo
 		echo "== gpumemctl $c =="
 		$CTL $c
