@@ -100,10 +100,11 @@ static size_t gpumem_processes_rows(const struct gpumem_snapshot *snap)
 	return snap->nr_procs;
 }
 
-static void gpumem_processes_show(struct seq_file *m,
-				  struct gpumem_snapshot *snap, size_t row)
+/* The columns both process views start with: pid comm cgroup_id cgroup device */
+static void gpumem_proc_identity_show(struct seq_file *m,
+				      struct gpumem_snapshot *snap,
+				      const struct gpumem_proc_row *proc)
 {
-	const struct gpumem_proc_row *proc = snap->procs[row];
 	const struct gpumem_task_row *task = xa_load(&snap->tasks, proc->tgid);
 
 	seq_printf(m, "%d ", proc->tgid);
@@ -113,8 +114,16 @@ static void gpumem_processes_show(struct seq_file *m,
 		seq_escape(m, task->cgroup, GPUMEM_ESC);
 	else
 		seq_putc(m, '-');
-	seq_printf(m, " %s %llu %llu %llu %llu %llu %llu %u\n",
-		   snap->devs[proc->dev].name,
+	seq_printf(m, " %s", snap->devs[proc->dev].name);
+}
+
+static void gpumem_processes_show(struct seq_file *m,
+				  struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_proc_row *proc = snap->procs[row];
+
+	gpumem_proc_identity_show(m, snap, proc);
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %u\n",
 		   proc->bytes[GPUMEM_REGION_VRAM],
 		   proc->bytes[GPUMEM_REGION_GTT],
 		   proc->bytes[GPUMEM_REGION_SYSTEM],
@@ -127,17 +136,9 @@ static void gpumem_charged_show(struct seq_file *m,
 				struct gpumem_snapshot *snap, size_t row)
 {
 	const struct gpumem_proc_row *proc = snap->procs[row];
-	const struct gpumem_task_row *task = xa_load(&snap->tasks, proc->tgid);
 
-	seq_printf(m, "%d ", proc->tgid);
-	seq_escape(m, task ? task->comm : "?", GPUMEM_ESC);
-	seq_printf(m, " %llu ", task ? task->cgroup_id : 0);
-	if (task && task->cgroup)
-		seq_escape(m, task->cgroup, GPUMEM_ESC);
-	else
-		seq_putc(m, '-');
-	seq_printf(m, " %s %llu %llu %u\n", snap->devs[proc->dev].name,
-		   proc->bytes[GPUMEM_REGION_VRAM],
+	gpumem_proc_identity_show(m, snap, proc);
+	seq_printf(m, " %llu %llu %u\n", proc->bytes[GPUMEM_REGION_VRAM],
 		   proc->bytes[GPUMEM_REGION_GTT], proc->bos);
 }
 
