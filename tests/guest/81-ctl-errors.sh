@@ -122,9 +122,13 @@ tc_end
 
 tc_begin ctl-nonroot-read
 snap processes
+as_user ps --held --json
+tc_eq "ps --held --json as uid $CTL_UID: exit" "$user_rc" 0
+tc_eq "ps --held --json rows as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" "$(($(wc -l <"$GM_TMP/processes") - 1))"
 as_user ps --json
-tc_eq "ps --json as uid $CTL_UID: exit" "$user_rc" 0
-tc_eq "ps --json rows as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" "$(($(wc -l <"$GM_TMP/processes") - 1))"
+tc_eq "ps --json (charged view) as uid $CTL_UID: exit" "$user_rc" 0
+tc_eq "ps --json as uid $CTL_UID: rows not of the charged view" \
+	"$(grep '^{' "$GM_TMP/user.out" | grep -vc '"view":"charged"')" 0
 as_user devices --json
 tc_eq "devices --json as uid $CTL_UID (libdrm without access): exit" "$user_rc" 0
 tc_eq "devices as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" \
