@@ -44,6 +44,7 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 #include <qxl_drm.h>
+#include "helper-common.h"
 
 #define MAX_BOS		1024
 #define DUMB_WIDTH	1024	/* pixels per row of a dumb buffer */
@@ -81,27 +82,6 @@ static struct {
 	uint32_t fb_id;
 	uint32_t crtc_id;
 } scanout;
-
-static volatile sig_atomic_t stop_signal;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("gpumem-alloc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 static void install_signals(void)
 {

@@ -53,35 +53,7 @@
 
 #include <xf86drm.h>
 #include <qxl_drm.h>
-
-static volatile sig_atomic_t stop_signal;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("quota-alloc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "helper-common.h"
 
 static uint64_t parse_num(const char *s, bool size)
 {

@@ -37,39 +37,11 @@
 #include <linux/netlink.h>
 
 #include "../../uapi/gpumem.h"
+#include "helper-common.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
-
-static volatile sig_atomic_t stop_signal;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("quota-listen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 #define ATTR_OK(a, rem) ((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
 			 (a)->nla_len <= (rem))
