@@ -94,6 +94,17 @@ fi
 # qxl: the vram region is two TTM managers (VRAM and the surface BAR); the
 # threshold is a percentage of the region's capacity.
 tc_begin quota-threshold-qxl
+# Buffers the earlier tests freed may still be on TTM's delayed-delete list
+# (seen: 40 MiB released while this test climbed): wait until qxl's used
+# stays within 1 MiB for a second (at most 15 s) before measuring it.
+i=0 prev=-1
+while [ $i -lt 15 ]; do
+	u=$(num "$(dev_field "$qxl" vram used)")
+	[ "$prev" -ge 0 ] && [ $((u - prev)) -lt "$MiB" ] && [ $((prev - u)) -lt "$MiB" ] && break
+	prev=$u i=$((i + 1))
+	sleep 1
+done
+log "  $qxl used settled after $i s"
 snap devices
 cap=$(tbl_get "$GM_TMP/devices" capacity device="$qxl" region=vram)
 used=$(tbl_get "$GM_TMP/devices" used device="$qxl" region=vram)
