@@ -73,16 +73,9 @@ MODULE_PARM_DESC(event_burst, "burst of events per cgroup allowed at once (1..10
 /**
  * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
  * @hnode: entry in gpumem_cg_hash
- * @cgid: cgroup id
- * @minor: device, or GPUMEM_ALL_DEVICES for the sum over devices
- * @region: enum gpumem_region
- * @usage: bytes charged to the cgroup and its descendants
- * @has_limit: a limit is set
- * @max: hard limit (GPUMEM_NO_LIMIT: none)
- * @high: soft limit (GPUMEM_NO_LIMIT: none)
- * @mode: enum gpumem_limit_mode
- * @denied: placements denied, or reported in monitor mode
- * @above_high: usage is above @high (high-crossed fires on the way up)
+ * @row: its key, usage, limit and denied count, as gpumem_quota_rows()
+ *	reports them (see struct gpumem_limit_row)
+ * @above_high: usage is above @row.high (high-crossed fires on the way up)
  * @rl_stamp: jiffies of the last token refill
  * @rl_tokens: events that may still be sent now
  * @suppressed: events dropped since the last one sent
@@ -91,15 +84,7 @@ MODULE_PARM_DESC(event_burst, "burst of events per cgroup allowed at once (1..10
  */
 struct gpumem_cg_node {
 	struct hlist_node hnode;
-	u64 cgid;
-	int minor;
-	u8 region;
-	u64 usage;
-	bool has_limit;
-	u64 max;
-	u64 high;
-	u32 mode;
-	u64 denied;
+	struct gpumem_limit_row row;
 	bool above_high;
 	unsigned long rl_stamp;
 	u32 rl_tokens;
@@ -148,7 +133,7 @@ static struct gpumem_cg_node *gpumem_cg_find(u64 cgid, int minor, u8 region)
 	lockdep_assert_held(&gpumem_quota_lock);
 	hash_for_each_possible(gpumem_cg_hash, n, hnode,
 			       gpumem_cg_key(cgid, minor, region))
-		if (n->cgid == cgid && n->minor == minor && n->region == region)
+		if (n->row.cgid == cgid && n->row.minor == minor && n->row.region == region)
 			return n;
 	return NULL;
 }
@@ -166,11 +151,11 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return -ENOMEM;
-	n->cgid = cgid;
-	n->minor = minor;
-	n->region = region;
-	n->max = GPUMEM_NO_LIMIT;
-	n->high = GPUMEM_NO_LIMIT;
+	n->row.cgid = cgid;
+	n->row.minor = minor;
+	n->row.region = region;
+	n->row.max = GPUMEM_NO_LIMIT;
+	n->row.high = GPUMEM_NO_LIMIT;
 	n->rl_stamp = jiffies;
 	n->rl_tokens = READ_ONCE(event_burst);
 	spin_lock(&gpumem_quota_lock);
@@ -187,7 +172,7 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 /* Free a node nobody needs. Caller holds gpumem_quota_lock. */
 static void gpumem_cg_put(struct gpumem_cg_node *n)
 {
-	if (!n->usage && !n->has_limit) {
+	if (!n->row.usage && !n->row.has_limit) {
 		hash_del(&n->hnode);
 		kfree(n);
 	}
@@ -233,15 +218,15 @@ static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
 			      bool denied)
 {
 	ev->type = type;
-	ev->cgid = n->cgid;
+	ev->cgid = n->row.cgid;
 	ev->pid = c->tgid;
 	get_task_comm(ev->comm, current);
 	ev->minor = c->minor;
 	ev->region = c->region;
 	ev->requested = c->bytes;
-	ev->usage = n->usage;
+	ev->usage = n->row.usage;
 	ev->limit = limit;
-	ev->mode = n->mode;
+	ev->mode = n->row.mode;
 	ev->denied = denied;
 }
 
@@ -265,47 +250,47 @@ static int gpumem_quota_try(struct gpumem_charge *c, bool quiet,
 			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
 			if (!n)
 				return -EAGAIN;
-			if (!n->has_limit || n->max == GPUMEM_NO_LIMIT ||
-			    n->usage + c->bytes <= n->max)
+			if (!n->row.has_limit || n->row.max == GPUMEM_NO_LIMIT ||
+			    n->row.usage + c->bytes <= n->row.max)
 				continue;
-			if (n->mode == GPUMEM_LIMIT_MODE_ENFORCE && !deny)
+			if (n->row.mode == GPUMEM_LIMIT_MODE_ENFORCE && !deny)
 				deny = n;
-			else if (n->mode == GPUMEM_LIMIT_MODE_MONITOR && !report)
+			else if (n->row.mode == GPUMEM_LIMIT_MODE_MONITOR && !report)
 				report = n;
 		}
 	}
 	if (deny) {
 		if (!quiet) {
-			deny->denied++;
+			deny->row.denied++;
 			if (gpumem_cg_ratelimit(deny, &ev[*nev]))
 				gpumem_event_fill(&ev[(*nev)++],
 						  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
-						  c, deny, deny->max, true);
+						  c, deny, deny->row.max, true);
 		}
 		return -ENOSPC;
 	}
 	if (report) {
-		report->denied++;
+		report->row.denied++;
 		if (gpumem_cg_ratelimit(report, &ev[*nev]))
 			gpumem_event_fill(&ev[(*nev)++],
 					  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
-					  c, report, report->max, false);
+					  c, report, report->row.max, false);
 	}
 	for (d = 0; d < c->depth; d++) {
 		for (s = 0; s < 2; s++) {
 			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
-			if (n->has_limit && n->high != GPUMEM_NO_LIMIT &&
-			    !n->above_high && n->usage + c->bytes > n->high) {
+			if (n->row.has_limit && n->row.high != GPUMEM_NO_LIMIT &&
+			    !n->above_high && n->row.usage + c->bytes > n->row.high) {
 				n->above_high = true;
 				if (!high_sent && *nev < GPUMEM_MAX_EVENTS &&
 				    gpumem_cg_ratelimit(n, &ev[*nev])) {
 					gpumem_event_fill(&ev[(*nev)++],
 							  GPUMEM_EVENT_TYPE_HIGH_CROSSED,
-							  c, n, n->high, false);
+							  c, n, n->row.high, false);
 					high_sent = true;
 				}
 			}
-			n->usage += c->bytes;
+			n->row.usage += c->bytes;
 		}
 	}
 	return 0;
@@ -422,13 +407,13 @@ static void gpumem_quota_uncharge_levels(const struct gpumem_charge *c,
 	for (d = 0; d < depth; d++) {
 		for (s = 0; s < 2; s++) {
 			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
-			if (WARN_ON_ONCE(!n || n->usage < c->bytes)) {
+			if (WARN_ON_ONCE(!n || n->row.usage < c->bytes)) {
 				if (n)
-					n->usage = 0;
+					n->row.usage = 0;
 				continue;
 			}
-			n->usage -= c->bytes;
-			if (n->above_high && n->usage <= n->high)
+			n->row.usage -= c->bytes;
+			if (n->above_high && n->row.usage <= n->row.high)
 				n->above_high = false;
 			gpumem_cg_put(n);
 		}
@@ -636,19 +621,19 @@ int gpumem_quota_set_limit(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		spin_unlock(&gpumem_quota_lock);
 		return -EAGAIN;
 	}
-	n->has_limit = true;
-	n->max = max;
-	n->high = high;
-	n->mode = mode;
-	n->above_high = high != GPUMEM_NO_LIMIT && n->usage > high;
-	if (max != GPUMEM_NO_LIMIT && n->usage > max &&
+	n->row.has_limit = true;
+	n->row.max = max;
+	n->row.high = high;
+	n->row.mode = mode;
+	n->above_high = high != GPUMEM_NO_LIMIT && n->row.usage > high;
+	if (max != GPUMEM_NO_LIMIT && n->row.usage > max &&
 	    gpumem_cg_ratelimit(n, &ev)) {
 		over = true;
 		ev.type = GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED;
 		ev.cgid = cgid;
 		ev.minor = minor;
 		ev.region = region;
-		ev.usage = n->usage;
+		ev.usage = n->row.usage;
 		ev.limit = max;
 		ev.mode = mode;
 	}
@@ -673,10 +658,10 @@ int gpumem_quota_del_limit(u64 cgid, int minor, u8 region)
 
 	spin_lock(&gpumem_quota_lock);
 	n = gpumem_cg_find(cgid, minor, region);
-	if (n && n->has_limit) {
-		n->has_limit = false;
-		n->max = GPUMEM_NO_LIMIT;
-		n->high = GPUMEM_NO_LIMIT;
+	if (n && n->row.has_limit) {
+		n->row.has_limit = false;
+		n->row.max = GPUMEM_NO_LIMIT;
+		n->row.high = GPUMEM_NO_LIMIT;
 		n->above_high = false;
 		gpumem_cg_put(n);
 		ret = 0;
@@ -701,10 +686,10 @@ static void gpumem_quota_drop_removed(void)
 			return;
 		spin_lock(&gpumem_quota_lock);
 		hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-			if (!n->has_limit)
+			if (!n->row.has_limit)
 				continue;
 			if (nids < cap)
-				ids[nids] = n->cgid;
+				ids[nids] = n->row.cgid;
 			nids++;
 		}
 		spin_unlock(&gpumem_quota_lock);
@@ -723,11 +708,11 @@ static void gpumem_quota_drop_removed(void)
 		}
 		spin_lock(&gpumem_quota_lock);
 		hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
-			if (n->cgid != ids[i] || !n->has_limit)
+			if (n->row.cgid != ids[i] || !n->row.has_limit)
 				continue;
-			n->has_limit = false;
-			n->max = GPUMEM_NO_LIMIT;
-			n->high = GPUMEM_NO_LIMIT;
+			n->row.has_limit = false;
+			n->row.max = GPUMEM_NO_LIMIT;
+			n->row.high = GPUMEM_NO_LIMIT;
 			gpumem_cg_put(n);
 		}
 		spin_unlock(&gpumem_quota_lock);
@@ -779,16 +764,10 @@ int gpumem_quota_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		nrows = 0;
 		spin_lock(&gpumem_quota_lock);
 		hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-			if (limits_only && !n->has_limit)
+			if (limits_only && !n->row.has_limit)
 				continue;
 			if (nrows < cap)
-				rows[nrows] = (struct gpumem_limit_row) {
-					.cgid = n->cgid, .minor = n->minor,
-					.region = n->region, .usage = n->usage,
-					.has_limit = n->has_limit, .max = n->max,
-					.high = n->high, .mode = n->mode,
-					.denied = n->denied,
-				};
+				rows[nrows] = n->row;
 			nrows++;
 		}
 		spin_unlock(&gpumem_quota_lock);
