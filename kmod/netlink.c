@@ -94,16 +94,6 @@ static int gpumem_nl_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 	return nla_put_u64_64bit(skb, attr, v, pad);
 }
 
-static int gpumem_snap_dev_index(const struct gpumem_snapshot *snap, u32 id)
-{
-	unsigned int i;
-
-	for (i = 0; i < snap->nr_devs; i++)
-		if (snap->devs[i].minor == id)
-			return i;
-	return -1;
-}
-
 /* -- devices -- */
 
 static int gpumem_nl_fill_dev(struct sk_buff *skb,
@@ -159,8 +149,8 @@ static int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
-	idx = gpumem_snap_dev_index(snap,
-				    nla_get_u32(info->attrs[GPUMEM_A_DEV_ID]));
+	idx = gpumem_snapshot_dev_index(snap,
+					nla_get_u32(info->attrs[GPUMEM_A_DEV_ID]));
 	if (idx < 0) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUMEM_A_DEV_ID],
 				    "no such DRM device");
@@ -231,7 +221,7 @@ static int gpumem_nl_dump_dev_filter(struct netlink_callback *cb,
 {
 	if (!attr)
 		return 0;
-	st->dev = gpumem_snap_dev_index(st->snap, nla_get_u32(attr));
+	st->dev = gpumem_snapshot_dev_index(st->snap, nla_get_u32(attr));
 	if (st->dev < 0) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, attr, "no such DRM device");
 		return -ENODEV;
@@ -591,7 +581,7 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	*minor = nla_get_u32(attrs[GPUMEM_A_LIMIT_DEV_ID]);
-	if (gpumem_snap_dev_index(snap, *minor) < 0) {
+	if (gpumem_snapshot_dev_index(snap, *minor) < 0) {
 		gpumem_snapshot_free(snap);
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_DEV_ID],
 				    "no such DRM device");

@@ -104,6 +104,24 @@ void gpumem_snapshot_free(struct gpumem_snapshot *snap)
 }
 
 /**
+ * gpumem_snapshot_dev_index() - the index of a device in a snapshot
+ * @snap: the snapshot
+ * @minor: the device's primary minor (its netlink id)
+ *
+ * Return: the index into &gpumem_snapshot.devs, or -1 if it has no such
+ *	device.
+ */
+int gpumem_snapshot_dev_index(const struct gpumem_snapshot *snap, int minor)
+{
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_devs; i++)
+		if (snap->devs[i].minor == minor)
+			return i;
+	return -1;
+}
+
+/**
  * gpumem_snapshot_proc() - the row of a process on a device, created empty
  * @snap: the snapshot
  * @dev: device index

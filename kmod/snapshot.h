@@ -181,6 +181,7 @@ struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
 					      unsigned int flags);
 void gpumem_snapshot_free(struct gpumem_snapshot *snap);
 int gpumem_snapshot_finish(struct gpumem_snapshot *snap);
+int gpumem_snapshot_dev_index(const struct gpumem_snapshot *snap, int minor);
 struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 					     unsigned int dev, pid_t tgid);
 int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);

@@ -130,10 +130,11 @@ static int gpumem_resolve_pending(const struct gpumem_device *gdev,
 
 /*
  * The process @pid (a thread or thread group pid) belongs to, resolved once
- * per snapshot: its row in &gpumem_snapshot.tasks, keyed by tgid.
+ * per snapshot: its row in &gpumem_snapshot.tasks, keyed by tgid. @gone_comm
+ * is the command name to show when the process has exited.
  */
 static int gpumem_resolve_pid(struct gpumem_walk *w, struct pid *pid,
-			      pid_t *tgidp)
+			      const char *gone_comm, pid_t *tgidp)
 {
 	struct gpumem_task_row *row;
 	struct task_struct *task;
@@ -168,7 +169,7 @@ static int gpumem_resolve_pid(struct gpumem_walk *w, struct pid *pid,
 		if (!row->cgroup)
 			have_path = cgroup_path(cgrp, w->path, PATH_MAX) >= 0;
 	} else {
-		strscpy(row->comm, "?", sizeof(row->comm));
+		strscpy(row->comm, gone_comm, sizeof(row->comm));
 	}
 	rcu_read_unlock();
 	/* Paths are resolved once per cgroup and shared by its processes. */
@@ -203,7 +204,7 @@ static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
 		*tgidp = 0;
 		return 0;
 	}
-	ret = gpumem_resolve_pid(w, pid, tgidp);
+	ret = gpumem_resolve_pid(w, pid, "?", tgidp);
 	put_pid(pid);
 	return ret;
 }
@@ -396,28 +397,21 @@ static int gpumem_fill_charged(struct gpumem_walk *w)
 {
 	struct gpumem_snapshot *snap = w->snap;
 	struct gpumem_proc_usage_row *rows;
-	struct gpumem_task_row *task;
 	struct gpumem_proc_row *proc;
 	size_t nrows, i;
-	unsigned int dev;
 	pid_t tgid;
-	int ret, r;
+	int ret, r, dev;
 
 	ret = gpumem_proc_usage_rows(&rows, &nrows);
 	if (ret)
 		return ret;
 	for (i = 0; i < nrows && !ret; i++) {
-		for (dev = 0; dev < snap->nr_devs; dev++)
-			if (snap->devs[dev].minor == rows[i].minor)
-				break;
-		if (dev == snap->nr_devs)
+		dev = gpumem_snapshot_dev_index(snap, rows[i].minor);
+		if (dev < 0)
 			continue;	/* device gone since it was charged */
-		ret = gpumem_resolve_pid(w, rows[i].pid, &tgid);
+		ret = gpumem_resolve_pid(w, rows[i].pid, rows[i].comm, &tgid);
 		if (ret)
 			break;
-		task = xa_load(&snap->tasks, tgid);
-		if (task && !strcmp(task->comm, "?"))	/* exited since */
-			memcpy(task->comm, rows[i].comm, sizeof(task->comm));
 		proc = gpumem_snapshot_proc(snap, dev, tgid);
 		if (!proc) {
 			ret = -ENOMEM;
