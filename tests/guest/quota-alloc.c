@@ -138,16 +138,31 @@ struct opts {
 	const char *go, *out, *driver;
 };
 
-static int cmd_anchor(int fd, const char *node, const struct opts *o)
+/* Wait -t seconds, or until a termination signal. */
+static void hold(const struct opts *o)
 {
 	uint64_t end = now_ns() + o->hold * 1000000000ull;
 
+	while (!stop_signal && now_ns() < end)
+		usleep(20000);
+}
+
+/* What was allocated, then READY: the test may look now. */
+static void report_ready(uint64_t ok, uint64_t denied, const struct opts *o)
+{
+	printf("TOTAL ok=%" PRIu64 " denied=%" PRIu64 " bytes=%" PRIu64 "\n", ok, denied,
+	       ok * o->size);
+	printf("READY %d\n", (int)getpid());
+	fflush(stdout);
+}
+
+static int cmd_anchor(int fd, const char *node, const struct opts *o)
+{
 	if (drmIsMaster(fd) && drmDropMaster(fd))
 		die("%s: drmDropMaster: %s", node, strerror(errno));
 	printf("DEVICE %s\n", node);
 	printf("READY %d\n", (int)getpid());
-	while (!stop_signal && now_ns() < end)
-		usleep(20000);
+	hold(o);
 	printf("FREED\n");
 	return 0;
 }
@@ -155,7 +170,7 @@ static int cmd_anchor(int fd, const char *node, const struct opts *o)
 static int cmd_hold(int fd, const char *node, const struct opts *o)
 {
 	uint32_t *h = calloc(o->count, sizeof(*h));
-	uint64_t ok = 0, denied = 0, i, end;
+	uint64_t ok = 0, denied = 0, i;
 
 	if (!h)
 		die("out of memory");
@@ -178,13 +193,8 @@ static int cmd_hold(int fd, const char *node, const struct opts *o)
 		printf("BO %" PRIu64 " handle=%u size=%" PRIu64 "\n", i, h[ok], o->size);
 		ok++;
 	}
-	printf("TOTAL ok=%" PRIu64 " denied=%" PRIu64 " bytes=%" PRIu64 "\n", ok, denied,
-	       ok * o->size);
-	printf("READY %d\n", (int)getpid());
-	fflush(stdout);
-	end = now_ns() + o->hold * 1000000000ull;
-	while (!stop_signal && now_ns() < end)
-		usleep(20000);
+	report_ready(ok, denied, o);
+	hold(o);
 	for (i = 0; i < ok; i++)
 		qxl_free(fd, h[i]);
 	printf("FREED\n");
@@ -195,7 +205,7 @@ static int cmd_hold(int fd, const char *node, const struct opts *o)
 static int cmd_orphan(int fd, const char *node, const struct opts *o)
 {
 	void **maps = calloc(o->count, sizeof(*maps));
-	uint64_t ok = 0, denied = 0, i, end;
+	uint64_t ok = 0, denied = 0, i;
 
 	if (!maps)
 		die("out of memory");
@@ -221,13 +231,8 @@ static int cmd_orphan(int fd, const char *node, const struct opts *o)
 		printf("MAPPED %" PRIu64 " size=%" PRIu64 "\n", i, o->size);
 		ok++;
 	}
-	printf("TOTAL ok=%" PRIu64 " denied=%" PRIu64 " bytes=%" PRIu64 "\n", ok, denied,
-	       ok * o->size);
-	printf("READY %d\n", (int)getpid());
-	fflush(stdout);
-	end = now_ns() + o->hold * 1000000000ull;
-	while (!stop_signal && now_ns() < end)
-		usleep(20000);
+	report_ready(ok, denied, o);
+	hold(o);
 	for (i = 0; i < ok; i++)
 		munmap(maps[i], o->size);
 	printf("FREED\n");
