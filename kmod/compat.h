@@ -129,12 +129,13 @@ static inline struct nlattr **gpumem_dump_attrs(struct netlink_callback *cb)
 
 /*
  * Privileged-only multicast groups: GENL_MCAST_CAP_SYS_ADMIN (6.7, also in
- * Debian's 6.1.y). Without it the group is open to everyone.
+ * Debian's 6.1.y and every kernel gpumem supports). Without it the events
+ * group would be open to everyone: refuse to build rather than leak events.
  */
 #ifdef GENL_MCAST_CAP_SYS_ADMIN
 #define GPUMEM_MCAST_ADMIN_ONLY	GENL_MCAST_CAP_SYS_ADMIN
 #else
-#define GPUMEM_MCAST_ADMIN_ONLY	0
+#error "this kernel has no GENL_MCAST_CAP_SYS_ADMIN: gpumem's events group cannot be restricted"
 #endif
 
 #endif /* GPUMEM_COMPAT_H */

@@ -14,8 +14,9 @@
 #include <linux/seq_file.h>
 #include <linux/cgroup.h>
 #include <linux/mm.h>
+#include "cgroup_lookup.h"
 #include "classify.h"
-#include "quota.h"
+#include "limits.h"
 #include "debugfs.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -313,7 +314,7 @@ static int gpumem_quotas_show(struct seq_file *m, void *v)
 	char *path;
 	int ret;
 
-	ret = gpumem_quota_rows(&rows, &nrows, true);
+	ret = gpumem_limits_rows(&rows, &nrows, true);
 	if (ret)
 		return ret;
 	path = kmalloc(PATH_MAX, GFP_KERNEL);

@@ -9,30 +9,39 @@
  * it) until the denied placement fits.
  *
  * Lifetime: a wrapper may be running, or about to run, when its table is
- * restored. Every wrapper counts itself in gpumem_hooks_inflight for its
- * whole run. Detaching restores the pointers, waits for an RCU-tasks grace
- * period (every task that loaded an old pointer has entered the wrapper and
- * counted itself), waits for the count to drain, and waits for another
- * grace period (the wrappers' last instructions after the decrement) before
- * the copies are freed or the module text goes away.
+ * restored. Every wrapper finds its hook under rcu_read_lock() and takes a
+ * reference on its device's in-flight count (struct gpumem_hook_dev, a
+ * percpu_ref) before it leaves that section, and holds it for its whole
+ * run; once the count is killed, a wrapper that comes late gets no
+ * reference and passes the call straight to the driver. Detaching a device
+ * restores its pointers, kills its count, waits for an RCU-tasks grace
+ * period (every task that loaded an old pointer has passed its tryget:
+ * nothing between the load and the tryget can sleep), waits for the
+ * references taken before the kill (other devices' traffic, and calls that
+ * start later, never hold it up), and then frees the copies. Module exit
+ * waits for another RCU-tasks grace period (the wrappers' last
+ * instructions) before the text goes away.
  *
  * Locking: gpumem_hooks (RCU list) is changed under gpumem_hooks_lock; the
- * wrappers read it under rcu_read_lock(). The guard slots are protected by
- * gpumem_guard_lock (a spinlock: eviction_valuable runs under TTM's lru_lock).
+ * wrappers read it under rcu_read_lock(). The eviction guard has its own
+ * lock (evict_guard.c).
  */
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
+#include <linux/completion.h>
+#include <linux/percpu-refcount.h>
 #include <linux/slab.h>
-#include <linux/task_work.h>
-#include <linux/wait_bit.h>
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
+#include "evict_guard.h"
 #include "hooks.h"
-#include "quota.h"
+#include "charge.h"
+#include "events.h"
+#include "limits.h"
 
 static unsigned int threshold_pct = 80;
 
@@ -49,8 +58,17 @@ static const struct kernel_param_ops gpumem_pct_ops = {
 module_param_cb(threshold_pct, &gpumem_pct_ops, &threshold_pct, 0644);
 MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use crosses this percentage (0: off, default 80)");
 
-/* Tasks that may be inside a denied request at once. */
-#define GPUMEM_GUARD_SLOTS	64
+/**
+ * struct gpumem_hook_dev - the wrappers of one device, as a whole
+ * @inflight: every wrapper of the device holds a reference while it runs
+ * @drained: completed when the killed count has no reference left
+ * @gdev: the device
+ */
+struct gpumem_hook_dev {
+	struct percpu_ref inflight;
+	struct completion drained;
+	struct gpumem_device *gdev;
+};
 
 /**
  * struct gpumem_man_hook - one wrapped resource manager
@@ -60,6 +78,7 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @orig: its original function table
  * @funcs: the copy man->func points to while hooked
  * @gdev: the device
+ * @hdev: the device's wrappers as a whole
  * @region: enum gpumem_region of the manager
  * @capacity: bytes, 0 if unknown (not counted for threshold events)
  */
@@ -70,6 +89,7 @@ struct gpumem_man_hook {
 	const struct ttm_resource_manager_func *orig;
 	struct ttm_resource_manager_func funcs;
 	struct gpumem_device *gdev;
+	struct gpumem_hook_dev *hdev;
 	u8 region;
 	u64 capacity;
 };
@@ -82,6 +102,7 @@ struct gpumem_man_hook {
  * @orig: its original function table
  * @funcs: the copy bdev->funcs points to while hooked
  * @gdev: the gpumem device
+ * @hdev: the device's wrappers as a whole (owned by this hook)
  */
 struct gpumem_bdev_hook {
 	struct list_head node;
@@ -90,120 +111,12 @@ struct gpumem_bdev_hook {
 	const struct ttm_device_funcs *orig;
 	struct ttm_device_funcs funcs;
 	struct gpumem_device *gdev;
+	struct gpumem_hook_dev *hdev;
 };
 
 static LIST_HEAD(gpumem_man_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static LIST_HEAD(gpumem_bdev_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static DEFINE_MUTEX(gpumem_hooks_lock);
-static atomic_t gpumem_hooks_inflight = ATOMIC_INIT(0);
-
-/*
- * Tasks inside a request that was denied, until they return to user space:
- * a task_work clears the slot then. While its slot is live, the task's
- * retries of the request are decided again but not counted or reported, and
- * TTM may not evict anything of that memory type on its behalf. Under
- * gpumem_guard_lock; gpumem_guard_pending counts queued task_works (their
- * callback is module text).
- */
-static struct gpumem_guard_slot {
-	struct callback_head work;
-	const struct task_struct *task;
-	u32 mem_type;
-} gpumem_guard[GPUMEM_GUARD_SLOTS];
-static DEFINE_SPINLOCK(gpumem_guard_lock);
-static atomic_t gpumem_guard_pending = ATOMIC_INIT(0);
-
-static void gpumem_hook_enter(void)
-{
-	atomic_inc(&gpumem_hooks_inflight);
-	/* counted before the wrapper reads any table (pairs with quiesce) */
-	smp_mb__after_atomic();
-}
-
-static void gpumem_hook_leave(void)
-{
-	if (atomic_dec_and_test(&gpumem_hooks_inflight))
-		wake_up_var(&gpumem_hooks_inflight);
-}
-
-static struct gpumem_guard_slot *gpumem_guard_find(void)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&gpumem_guard_lock);
-	for (i = 0; i < GPUMEM_GUARD_SLOTS; i++)
-		if (gpumem_guard[i].task == current)
-			return &gpumem_guard[i];
-	return NULL;
-}
-
-/* task_work: the task is back in user space, its request is over. */
-static void gpumem_guard_done(struct callback_head *work)
-{
-	struct gpumem_guard_slot *slot =
-		container_of(work, struct gpumem_guard_slot, work);
-
-	spin_lock(&gpumem_guard_lock);
-	slot->task = NULL;
-	spin_unlock(&gpumem_guard_lock);
-	if (atomic_dec_and_test(&gpumem_guard_pending))
-		wake_up_var(&gpumem_guard_pending);
-}
-
-/*
- * Is the current task already inside a denied request? Its retries of the
- * request are not counted or reported again.
- */
-static bool gpumem_guard_active(void)
-{
-	bool active;
-
-	spin_lock(&gpumem_guard_lock);
-	active = gpumem_guard_find();
-	spin_unlock(&gpumem_guard_lock);
-	return active;
-}
-
-/* The current task's request was denied a placement of @mem_type. */
-static void gpumem_guard_enter(u32 mem_type)
-{
-	struct gpumem_guard_slot *slot = NULL;
-	unsigned int i;
-
-	spin_lock(&gpumem_guard_lock);
-	if (gpumem_guard_find()) {
-		spin_unlock(&gpumem_guard_lock);
-		return;
-	}
-	for (i = 0; i < GPUMEM_GUARD_SLOTS && !slot; i++)
-		if (!gpumem_guard[i].task)
-			slot = &gpumem_guard[i];
-	if (slot) {
-		slot->task = current;
-		slot->mem_type = mem_type;
-		atomic_inc(&gpumem_guard_pending);
-	}
-	spin_unlock(&gpumem_guard_lock);
-	if (!slot)
-		return;		/* more than 64 at once: unguarded, reported */
-	init_task_work(&slot->work, gpumem_guard_done);
-	if (task_work_add(current, &slot->work, TWA_RESUME))
-		gpumem_guard_done(&slot->work);	/* exiting: no return */
-}
-
-/* May TTM evict for the current task to make room in @mem_type? */
-static bool gpumem_guard_allows_eviction(u32 mem_type)
-{
-	struct gpumem_guard_slot *slot;
-	bool allow;
-
-	spin_lock(&gpumem_guard_lock);
-	slot = gpumem_guard_find();
-	allow = !slot || slot->mem_type != mem_type;
-	spin_unlock(&gpumem_guard_lock);
-	return allow;
-}
-
 static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager *man)
 {
 	struct gpumem_man_hook *h;
@@ -212,6 +125,72 @@ static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager 
 		if (h->man == man)
 			return h;
 	return NULL;
+}
+
+/*
+ * @man's hook with a reference on its device's count, or NULL when the
+ * device is being detached: then *@orig is the driver's table to pass the
+ * call to (NULL if @man has no hook at all, which cannot happen).
+ */
+static struct gpumem_man_hook *
+gpumem_man_hook_get(struct ttm_resource_manager *man,
+		    const struct ttm_resource_manager_func **orig)
+{
+	struct gpumem_man_hook *h;
+
+	rcu_read_lock();
+	h = gpumem_man_hook_find(man);
+	*orig = h ? h->orig : NULL;
+	if (h && !percpu_ref_tryget_live(&h->hdev->inflight))
+		h = NULL;
+	rcu_read_unlock();
+	return h;
+}
+
+/* Likewise for @bdev's hook and the driver's ttm_device_funcs. */
+static struct gpumem_bdev_hook *
+gpumem_bdev_hook_get(struct ttm_device *bdev,
+		     const struct ttm_device_funcs **orig)
+{
+	struct gpumem_bdev_hook *h, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(h, &gpumem_bdev_hooks, node)
+		if (h->bdev == bdev)
+			found = h;
+	*orig = found ? found->orig : NULL;
+	if (found && !percpu_ref_tryget_live(&found->hdev->inflight))
+		found = NULL;
+	rcu_read_unlock();
+	return found;
+}
+
+static void gpumem_hook_dev_drained(struct percpu_ref *ref)
+{
+	struct gpumem_hook_dev *hdev =
+		container_of(ref, struct gpumem_hook_dev, inflight);
+
+	complete(&hdev->drained);
+}
+
+/* Report a device region crossing its threshold (@usage after @requested). */
+static void gpumem_threshold_event(int minor, u8 region, u64 usage,
+				   u64 requested, u64 threshold)
+{
+	struct gpumem_quota_event ev = {
+		.type = GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
+		.minor = minor,
+		.region = region,
+		.usage = usage,
+		.requested = requested,
+		.limit = threshold,
+	};
+
+	if (!(current->flags & PF_KTHREAD)) {
+		ev.pid = task_tgid_nr(current);
+		get_task_comm(ev.comm, current);
+	}
+	gpumem_event_emit(&ev);
 }
 
 /*
@@ -245,8 +224,8 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 		return;
 	}
 	if (alloc && !test_and_set_bit(h->region, &gdev->threshold_above))
-		gpumem_quota_device_event(gdev->minor, h->region, usage, bytes,
-					  limit);
+		gpumem_threshold_event(gdev->minor, h->region, usage, bytes,
+				       limit);
 }
 
 static int gpumem_hook_alloc(struct ttm_resource_manager *man,
@@ -254,91 +233,99 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 			     const struct ttm_place *place,
 			     struct ttm_resource **res)
 {
+	const struct ttm_resource_manager_func *orig;
 	struct gpumem_charge *charge = NULL;
 	struct gpumem_man_hook *h;
 	int ret;
 
-	gpumem_hook_enter();
-	rcu_read_lock();
-	h = gpumem_man_hook_find(man);
-	rcu_read_unlock();
-	/* h stays valid: detaching waits for gpumem_hooks_inflight */
-	if (WARN_ON_ONCE(!h)) {
-		ret = -ENOSPC;
+	h = gpumem_man_hook_get(man, &orig);
+	if (!h) {	/* being detached: the driver's own allocation */
+		if (WARN_ON_ONCE(!orig))
+			return -ENOSPC;
+		return orig->alloc(man, bo, place, res);
+	}
+	/* h stays valid: detaching waits for the references on its count */
+	/*
+	 * A TTM object that is no GEM object (i915 sizes a region with an
+	 * on-stack mock object) is the driver's own: not charged, and no
+	 * record may point at it.
+	 */
+	if (!bo->base.dev) {
+		ret = h->orig->alloc(man, bo, place, res);
 		goto out;
 	}
 	/* A retry of a request just denied is decided again, reported once. */
-	ret = gpumem_quota_charge(h->gdev->minor, h->region, bo->base.size,
-				  gpumem_guard_active(), &charge);
+	ret = gpumem_charge_new(h->gdev->minor, h->region, bo->base.size,
+				gpumem_guard_denied_before(h->gdev->minor,
+							   place->mem_type),
+				&charge);
 	if (ret == -ENOSPC)
-		gpumem_guard_enter(place->mem_type);
+		gpumem_guard_enter(h->gdev->minor, place->mem_type);
+	if (ret == -ENOMEM) {
+		/* gpumem's own failure never fails the user's allocation */
+		pr_warn_ratelimited("gpumem: out of memory: a placement of %zu bytes on device %d goes uncharged\n",
+				    bo->base.size, h->gdev->minor);
+		charge = NULL;
+		ret = 0;
+	}
 	if (ret)
 		goto out;
 	ret = h->orig->alloc(man, bo, place, res);
 	if (ret) {
-		gpumem_quota_cancel(charge);
+		gpumem_charge_cancel(charge);
 		goto out;
 	}
-	gpumem_quota_commit(charge, *res, &bo->base);
+	gpumem_charge_commit(charge, *res, &bo->base);
 	gpumem_threshold_check(h, bo->base.size, true);
 out:
-	gpumem_hook_leave();
+	percpu_ref_put(&h->hdev->inflight);
 	return ret;
 }
 
 static void gpumem_hook_free(struct ttm_resource_manager *man,
 			     struct ttm_resource *res)
 {
+	const struct ttm_resource_manager_func *orig;
 	struct gpumem_man_hook *h;
 
-	gpumem_hook_enter();
-	rcu_read_lock();
-	h = gpumem_man_hook_find(man);
-	rcu_read_unlock();
-	gpumem_quota_release(res);
-	if (!WARN_ON_ONCE(!h)) {
-		h->orig->free(man, res);
-		gpumem_threshold_check(h, 0, false);
+	h = gpumem_man_hook_get(man, &orig);
+	gpumem_charge_release(res);
+	if (!h) {	/* being detached */
+		if (!WARN_ON_ONCE(!orig))
+			orig->free(man, res);
+		return;
 	}
-	gpumem_hook_leave();
+	h->orig->free(man, res);
+	gpumem_threshold_check(h, 0, false);
+	percpu_ref_put(&h->hdev->inflight);
 }
 
 static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 					  const struct ttm_place *place)
 {
-	struct gpumem_bdev_hook *h, *found = NULL;
+	const struct ttm_device_funcs *orig;
+	struct gpumem_bdev_hook *found;
 	bool ret;
 
-	gpumem_hook_enter();
-	if (!gpumem_guard_allows_eviction(place->mem_type)) {
-		ret = false;
-		goto out;
+	found = gpumem_bdev_hook_get(bo->bdev, &orig);
+	if (!found) {	/* being detached */
+		if (orig && orig->eviction_valuable)
+			return orig->eviction_valuable(bo, place);
+		return ttm_bo_eviction_valuable(bo, place);
 	}
-	rcu_read_lock();
-	list_for_each_entry_rcu(h, &gpumem_bdev_hooks, node)
-		if (h->bdev == bo->bdev)
-			found = h;
-	rcu_read_unlock();
-	if (found && found->orig->eviction_valuable)
+	/* found stays valid: detaching waits for the references on its count */
+	if (!gpumem_guard_allows_eviction(found->gdev->minor, place->mem_type))
+		ret = false;
+	else if (found->orig->eviction_valuable)
 		ret = found->orig->eviction_valuable(bo, place);
 	else
 		ret = ttm_bo_eviction_valuable(bo, place);
-out:
-	gpumem_hook_leave();
+	percpu_ref_put(&found->hdev->inflight);
 	return ret;
 }
 
-/* Everything that may be running in a wrapper has left it. */
-static void gpumem_hooks_quiesce(void)
-{
-	synchronize_rcu_tasks();
-	wait_var_event(&gpumem_hooks_inflight,
-		       !atomic_read(&gpumem_hooks_inflight));
-	synchronize_rcu_tasks();
-	synchronize_rcu();
-}
-
-static int gpumem_hook_manager(struct gpumem_device *gdev, u32 mem_type)
+static int gpumem_hook_manager(struct gpumem_device *gdev,
+			       struct gpumem_hook_dev *hdev, u32 mem_type)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(gdev->bdev, mem_type);
 	struct gpumem_man_hook *h;
@@ -360,6 +347,7 @@ static int gpumem_hook_manager(struct gpumem_device *gdev, u32 mem_type)
 	h->funcs.alloc = gpumem_hook_alloc;
 	h->funcs.free = gpumem_hook_free;
 	h->gdev = gdev;
+	h->hdev = hdev;
 	h->region = region;
 	if (gpumem_manager_capacity(gdev->drv, mem_type, man->size, PAGE_SHIFT,
 				    &cap))
@@ -388,6 +376,15 @@ int gpumem_hooks_attach(struct gpumem_device *gdev)
 	bh = kzalloc(sizeof(*bh), GFP_KERNEL);
 	if (!bh)
 		return -ENOMEM;
+	bh->hdev = kzalloc(sizeof(*bh->hdev), GFP_KERNEL);
+	if (!bh->hdev || percpu_ref_init(&bh->hdev->inflight,
+					 gpumem_hook_dev_drained, 0, GFP_KERNEL)) {
+		kfree(bh->hdev);
+		kfree(bh);
+		return -ENOMEM;
+	}
+	init_completion(&bh->hdev->drained);
+	bh->hdev->gdev = gdev;
 	mutex_lock(&gpumem_hooks_lock);
 	bh->bdev = gdev->bdev;
 	bh->orig = gdev->bdev->funcs;
@@ -398,7 +395,7 @@ int gpumem_hooks_attach(struct gpumem_device *gdev)
 	/* the wrapper finds bh on the list before it can be called */
 	gpumem_set_bdev_funcs(gdev->bdev, &bh->funcs);
 	for (t = 0; t < TTM_NUM_MEM_TYPES && !ret; t++)
-		ret = gpumem_hook_manager(gdev, t);
+		ret = gpumem_hook_manager(gdev, bh->hdev, t);
 	mutex_unlock(&gpumem_hooks_lock);
 	if (ret)
 		gpumem_hooks_detach(gdev);
@@ -409,8 +406,9 @@ int gpumem_hooks_attach(struct gpumem_device *gdev)
  * gpumem_hooks_detach() - restore a device's tables and drop its charges
  * @gdev: the device
  *
- * Waits until no wrapper of any device runs. Allocation keeps working
- * through the restored tables.
+ * Waits until no wrapper of this device runs (finite: other devices'
+ * traffic is not waited for, nor are calls that start meanwhile).
+ * Allocation keeps working through the restored tables.
  *
  * Context: may sleep.
  */
@@ -418,26 +416,39 @@ void gpumem_hooks_detach(struct gpumem_device *gdev)
 {
 	struct gpumem_man_hook *h, *htmp;
 	struct gpumem_bdev_hook *bh, *btmp;
-	bool any = false;
+	struct gpumem_hook_dev *hdev = NULL;
 
+	/*
+	 * Before any table is restored: from then on a buffer of the device
+	 * may be freed without gpumem, so no record may point at one.
+	 */
+	while (gpumem_charge_device_inert(gdev->minor))
+		cond_resched();	/* -ENOMEM: a few bytes, retried */
 	mutex_lock(&gpumem_hooks_lock);
-	list_for_each_entry(h, &gpumem_man_hooks, node) {
-		if (h->gdev == gdev) {
+	list_for_each_entry(h, &gpumem_man_hooks, node)
+		if (h->gdev == gdev)
 			WRITE_ONCE(h->man->func, h->orig);
-			any = true;
-		}
-	}
 	list_for_each_entry(bh, &gpumem_bdev_hooks, node) {
 		if (bh->gdev == gdev) {
 			gpumem_set_bdev_funcs(bh->bdev, bh->orig);
-			any = true;
+			hdev = bh->hdev;
 		}
 	}
-	if (!any) {
+	if (!hdev) {
 		mutex_unlock(&gpumem_hooks_lock);
+		gpumem_charge_forget_device(gdev->minor);
 		return;
 	}
-	gpumem_hooks_quiesce();
+	/*
+	 * No wrapper gets a reference from now on. Every task that loaded an
+	 * old pointer has passed its tryget after an RCU-tasks grace period
+	 * (nothing before it sleeps); then the references taken before the
+	 * kill drain. Both waits are finite: new calls take the restored
+	 * tables, and late wrappers pass their calls to the driver uncounted.
+	 */
+	percpu_ref_kill(&hdev->inflight);
+	synchronize_rcu_tasks();
+	wait_for_completion(&hdev->drained);
 	/* other devices' wrappers may still be walking the lists */
 	list_for_each_entry_safe(h, htmp, &gpumem_man_hooks, node) {
 		if (h->gdev == gdev) {
@@ -452,8 +463,11 @@ void gpumem_hooks_detach(struct gpumem_device *gdev)
 		}
 	}
 	mutex_unlock(&gpumem_hooks_lock);
+	synchronize_rcu();	/* no list walker can still reach hdev */
+	percpu_ref_exit(&hdev->inflight);
+	kfree(hdev);
 
-	gpumem_quota_forget_device(gdev->minor);
+	gpumem_charge_forget_device(gdev->minor);
 }
 
 /**
@@ -463,7 +477,6 @@ void gpumem_hooks_detach(struct gpumem_device *gdev)
  */
 void gpumem_hooks_exit(void)
 {
-	wait_var_event(&gpumem_guard_pending,
-		       !atomic_read(&gpumem_guard_pending));
+	gpumem_guard_exit();
 	synchronize_rcu_tasks();	/* their callbacks' last instructions */
 }

@@ -11,25 +11,34 @@
  *   debugfs.c   the files under /sys/kernel/debug/gpumem
  *   netlink.c   the "gpumem" generic netlink family
  *   hooks.c     TTM resource manager and eviction wrappers
- *   quota.c     per-cgroup charges, limits, decisions, events
+ *   evict_guard.c  no eviction for a task whose placement was denied
+ *   charge.c    one record per charged placement, its owner and lifetime
+ *   limits.c    per-cgroup counters, limits and the allow/deny decision
+ *   events.c    event numbering, rate limiting, the sink (netlink)
  *   proc_usage.c  per-process counters of the same charges
+ *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
  */
 #include <linux/module.h>
+#include "cgroup_lookup.h"
 #include "debugfs.h"
 #include "discover.h"
 #include "hooks.h"
 #include "netlink.h"
 #include "proc_usage.h"
-#include "quota.h"
+#include "charge.h"
+#include "limits.h"
 #include "walk.h"
 
 static int __init gpumem_init(void)
 {
 	int ret;
 
-	ret = gpumem_quota_init();
+	ret = gpumem_cgroup_lookup_init();
 	if (ret)
 		return ret;
+	ret = gpumem_charge_init();
+	if (ret)
+		goto err_lookup;
 	/* before discovery: hooked devices may send events at once */
 	ret = gpumem_netlink_init();
 	if (ret) {
@@ -47,7 +56,10 @@ static int __init gpumem_init(void)
 err_netlink:
 	gpumem_netlink_exit();
 err_quota:
-	gpumem_quota_exit();
+	gpumem_charge_exit();
+	gpumem_limits_exit();
+err_lookup:
+	gpumem_cgroup_lookup_exit();
 	return ret;
 }
 
@@ -57,9 +69,11 @@ static void __exit gpumem_exit(void)
 	gpumem_discover_exit();		/* restores every hooked device */
 	gpumem_hooks_exit();
 	gpumem_netlink_exit();
-	gpumem_quota_exit();
+	gpumem_charge_exit();
+	gpumem_limits_exit();
 	gpumem_proc_usage_exit();
 	gpumem_walk_exit();
+	gpumem_cgroup_lookup_exit();
 }
 
 module_init(gpumem_init);

@@ -15,9 +15,11 @@
 #include <linux/pid.h>
 #include <net/genetlink.h>
 #include "compat.h"
+#include "events.h"
+#include "cgroup_lookup.h"
 #include "classify.h"
 #include "netlink.h"
-#include "quota.h"
+#include "limits.h"
 #include "snapshot.h"
 #include "walk.h"
 
@@ -565,7 +567,8 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 			       "a cgroup id (GPUMEM_A_LIMIT_CGROUP_ID) is required"))
 		return -EINVAL;
 	*cgid = nla_get_u64(attrs[GPUMEM_A_LIMIT_CGROUP_ID]);
-	cgrp = cgroup_get_from_id(*cgid);
+	/* the host's view: a caller inside a cgroup namespace names host ids */
+	cgrp = gpumem_cgroup_get_host(*cgid);
 	if (IS_ERR(cgrp)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
 				    "no such cgroup (cgroup v2 id)");
@@ -574,6 +577,12 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	cgroup_put(cgrp);
 	*region = attrs[GPUMEM_A_LIMIT_REGION] ?
 		  nla_get_u32(attrs[GPUMEM_A_LIMIT_REGION]) : GPUMEM_REGION_VRAM;
+	/* only VRAM and GTT placements are charged: no limit elsewhere holds */
+	if (*region != GPUMEM_REGION_VRAM && *region != GPUMEM_REGION_GTT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_REGION],
+				    "limits apply to the vram and gtt regions only");
+		return -EOPNOTSUPP;
+	}
 	*minor = GPUMEM_ALL_DEVICES;
 	if (!attrs[GPUMEM_A_LIMIT_DEV_ID])
 		return 0;
@@ -619,7 +628,11 @@ static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (attrs[GPUMEM_A_LIMIT_MODE])
 		mode = nla_get_u32(attrs[GPUMEM_A_LIMIT_MODE]);
-	return gpumem_quota_set_limit(cgid, minor, region, max, high, mode);
+	ret = gpumem_limits_set(cgid, minor, region, max, high, mode);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
+				    "the cgroup is being removed");
+	return ret;
 }
 
 static int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
@@ -631,7 +644,7 @@ static int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
 	if (ret)
 		return ret;
-	ret = gpumem_quota_del_limit(cgid, minor, region);
+	ret = gpumem_limits_del(cgid, minor, region);
 	if (ret)
 		NL_SET_ERR_MSG(info->extack,
 			       "no limit on that cgroup, device and region");
@@ -693,7 +706,7 @@ static int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
 	if (ret)
 		return ret;
-	ret = gpumem_quota_rows(&rows, &nrows, true);
+	ret = gpumem_limits_rows(&rows, &nrows, true);
 	if (ret)
 		return ret;
 	for (i = 0; i < nrows; i++)
@@ -737,7 +750,7 @@ static int gpumem_nl_rows_start(struct netlink_callback *cb, bool limits_only)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ret = gpumem_quota_rows(&st->rows, &st->nrows, limits_only);
+	ret = gpumem_limits_rows(&st->rows, &st->nrows, limits_only);
 	if (ret) {
 		kfree(st);
 		return ret;
@@ -875,31 +888,23 @@ static struct genl_family gpumem_nl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(gpumem_nl_mcgrps),
 };
 
-/* The last event sequence number; protected by gpumem_nl_event_lock. */
-static DEFINE_SPINLOCK(gpumem_nl_event_lock);
-static u64 gpumem_nl_event_seq;
-
-/**
- * gpumem_netlink_event() - send a quota or threshold event to listeners
- * @ev: the event (its @seq is assigned here)
- *
- * Nothing is built when nobody listens. Allocation does not sleep or reclaim
- * (the caller may be inside a TTM allocation): an event that cannot be
- * allocated is lost, and the gap in the sequence numbers shows it.
- *
- * Context: process context (it resolves the cgroup's path).
+/*
+ * The events sink (events.c numbers the events and calls us in order).
+ * prepare builds the whole message but its sequence number, outside any
+ * lock; send adds the number and multicasts, under events.c's spinlock.
  */
-void gpumem_netlink_event(struct gpumem_quota_event *ev)
+static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
 	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
 				GPUMEM_NL_MCGRP_EVENTS))
-		return;
+		return ERR_PTR(-ENOENT);
+	/* no sleep or reclaim: the caller may be inside a TTM allocation */
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
 	if (!msg)
-		return;
+		return NULL;
 	hdr = genlmsg_put(msg, 0, 0, &gpumem_nl_family, 0,
 			  GPUMEM_CMD_QUOTA_EVENT);
 	if (!hdr ||
@@ -935,23 +940,29 @@ void gpumem_netlink_event(struct gpumem_quota_event *ev)
 		}
 		kfree(path);
 	}
-	/* Numbered and sent in one step: listeners see seq in order. */
-	spin_lock(&gpumem_nl_event_lock);
-	ev->seq = ++gpumem_nl_event_seq;
-	if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, ev->seq,
-			      GPUMEM_A_EVENT_PAD)) {
-		gpumem_nl_event_seq--;
-		spin_unlock(&gpumem_nl_event_lock);
-		goto drop;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NL_MCGRP_EVENTS,
-			  GFP_NOWAIT | __GFP_NOWARN);
-	spin_unlock(&gpumem_nl_event_lock);
-	return;
+	return msg;
 drop:
 	nlmsg_free(msg);
+	return NULL;
 }
+
+static void gpumem_nl_event_send(void *data, u64 seq)
+{
+	struct sk_buff *msg = data;
+
+	if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, seq, GPUMEM_A_EVENT_PAD)) {
+		nlmsg_free(msg);
+		return;	/* its number is taken: a gap */
+	}
+	nlmsg_end(msg, nlmsg_hdr(msg));
+	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NL_MCGRP_EVENTS,
+			  GFP_NOWAIT | __GFP_NOWARN);
+}
+
+static const struct gpumem_event_sink gpumem_nl_event_sink = {
+	.prepare = gpumem_nl_event_prepare,
+	.send = gpumem_nl_event_send,
+};
 
 /**
  * gpumem_netlink_init() - register the "gpumem" generic netlink family
@@ -960,7 +971,11 @@ drop:
  */
 int gpumem_netlink_init(void)
 {
-	return genl_register_family(&gpumem_nl_family);
+	int ret = genl_register_family(&gpumem_nl_family);
+
+	if (!ret)
+		gpumem_events_set_sink(&gpumem_nl_event_sink);
+	return ret;
 }
 
 /**
@@ -968,5 +983,6 @@ int gpumem_netlink_init(void)
  */
 void gpumem_netlink_exit(void)
 {
+	gpumem_events_set_sink(NULL);
 	genl_unregister_family(&gpumem_nl_family);
 }

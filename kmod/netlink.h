@@ -3,10 +3,7 @@
 #ifndef GPUMEM_NETLINK_H
 #define GPUMEM_NETLINK_H
 
-struct gpumem_quota_event;
-
 int gpumem_netlink_init(void);
-void gpumem_netlink_event(struct gpumem_quota_event *ev);
 void gpumem_netlink_exit(void);
 
 #endif /* GPUMEM_NETLINK_H */

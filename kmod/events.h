@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem events: quota and threshold events, their sequence numbers, the
+ * per-cgroup rate limit, and the sink that delivers them (netlink).
+ */
+#ifndef GPUMEM_EVENTS_H
+#define GPUMEM_EVENTS_H
+
+#include <linux/sched.h>
+#include <linux/types.h>
+
+/**
+ * struct gpumem_quota_event - what a quota or threshold event reports
+ * @type: enum gpumem_event_type
+ * @seq: sequence number (assigned by gpumem_event_emit())
+ * @cgid: cgroup whose limit or usage the event is about (0: none)
+ * @pid: allocating process (0: none)
+ * @comm: its command name
+ * @minor: device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ * @requested: bytes of the placement
+ * @usage: bytes charged before the placement
+ * @limit: the limit or threshold crossed, in bytes
+ * @mode: enum gpumem_limit_mode
+ * @denied: the placement was denied
+ * @suppressed: events of this cgroup dropped by rate limiting since the last
+ */
+struct gpumem_quota_event {
+	u32 type;
+	u64 seq;
+	u64 cgid;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	int minor;
+	u8 region;
+	u64 requested;
+	u64 usage;
+	u64 limit;
+	u32 mode;
+	bool denied;
+	u64 suppressed;
+};
+
+/**
+ * struct gpumem_ratelimit - a token bucket for one cgroup's events
+ * @stamp: jiffies of the last refill
+ * @tokens: events that may still be sent now
+ * @suppressed: events dropped since the last one sent
+ *
+ * Protected by whatever lock protects its owner.
+ */
+struct gpumem_ratelimit {
+	unsigned long stamp;
+	u32 tokens;
+	u64 suppressed;
+};
+
+/**
+ * struct gpumem_event_sink - where events go
+ * @prepare: build the message for an event, outside any lock (may sleep).
+ *	Returns the message, NULL when it could not be built (the event is
+ *	lost: its number is taken all the same), or ERR_PTR(-ENOENT) when
+ *	nobody listens (no number is taken).
+ * @send: deliver a prepared message with its sequence number; called under
+ *	a spinlock, in sequence order; must not sleep. A failure loses the
+ *	event, whose number is taken.
+ */
+struct gpumem_event_sink {
+	void *(*prepare)(const struct gpumem_quota_event *ev);
+	void (*send)(void *msg, u64 seq);
+};
+
+void gpumem_ratelimit_init(struct gpumem_ratelimit *rl);
+bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed);
+void gpumem_events_set_sink(const struct gpumem_event_sink *sink);
+void gpumem_event_emit(struct gpumem_quota_event *ev);
+
+#endif /* GPUMEM_EVENTS_H */

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem limits: per-cgroup usage counters, the limits set on them and the
+ * allow/deny decision.
+ *
+ * A node counts one (cgroup, device or all devices, region): the bytes
+ * charged to the cgroup and its descendants, and the limit set on exactly
+ * that key. A charge request (struct gpumem_charge_req) names a cgroup and
+ * all its ancestors; gpumem_limits_charge() checks every one of their
+ * nodes, on the device and on all devices, and charges them all, or none.
+ *
+ * Limits: enforce (deny beyond max) or monitor (report beyond max), and a
+ * soft limit (high) that reports the crossing once on the way up. A limit
+ * holds a reference on its cgroup and is dropped by the limits sweep once
+ * the cgroup is removed, never because a lookup failed; readers see a
+ * removed cgroup's limit as gone and change nothing.
+ *
+ * Locking: gpumem_limits_lock (a spinlock) protects the node hash and every
+ * field of struct gpumem_cg_node. The decision and the charge of every
+ * level happen under it in one step, so two racing allocations can never
+ * both pass a limit. Events are sent after it is dropped.
+ */
+#include <linux/cgroup.h>
+#include <linux/hashtable.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "../uapi/gpumem.h"
+#include "cgroup_lookup.h"
+#include "events.h"
+#include "limits.h"
+
+/* How often removed cgroups' limits are looked for while any limit exists. */
+#define GPUMEM_LIMITS_SWEEP	(2 * HZ)
+
+/**
+ * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
+ * @hnode: entry in gpumem_cg_hash
+ * @row: its key, usage, limit and denied count, as gpumem_limits_rows()
+ *	reports them (see struct gpumem_limit_row)
+ * @above_high: usage is above @row.high (high-crossed fires on the way up)
+ * @rl: rate limit of this node's events
+ * @cgrp: the cgroup, referenced while @row.has_limit: a limit goes when its
+ *	cgroup is removed (gpumem_limits_drop_removed()), never because a
+ *	lookup failed
+ *
+ * All fields are protected by gpumem_limits_lock.
+ */
+struct gpumem_cg_node {
+	struct hlist_node hnode;
+	struct gpumem_limit_row row;
+	struct cgroup *cgrp;
+	bool above_high;
+	struct gpumem_ratelimit rl;
+};
+
+static DEFINE_SPINLOCK(gpumem_limits_lock);
+static DEFINE_HASHTABLE(gpumem_cg_hash, 8);	/* under gpumem_limits_lock */
+static void gpumem_limits_sweep_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gpumem_limits_sweep_work, gpumem_limits_sweep_fn);
+
+static u64 gpumem_cg_key(u64 cgid, int minor, u8 region)
+{
+	return cgid * 1000003ULL + (u64)(minor + 1) * 31 + region;
+}
+
+static struct gpumem_cg_node *gpumem_cg_find(u64 cgid, int minor, u8 region)
+{
+	struct gpumem_cg_node *n;
+
+	lockdep_assert_held(&gpumem_limits_lock);
+	hash_for_each_possible(gpumem_cg_hash, n, hnode,
+			       gpumem_cg_key(cgid, minor, region))
+		if (n->row.cgid == cgid && n->row.minor == minor && n->row.region == region)
+			return n;
+	return NULL;
+}
+
+/* Make sure the node exists. Context: may sleep. */
+static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
+{
+	struct gpumem_cg_node *n;
+
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, minor, region);
+	spin_unlock(&gpumem_limits_lock);
+	if (n)
+		return 0;
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	n->row.cgid = cgid;
+	n->row.minor = minor;
+	n->row.region = region;
+	n->row.max = GPUMEM_NO_LIMIT;
+	n->row.high = GPUMEM_NO_LIMIT;
+	gpumem_ratelimit_init(&n->rl);
+	spin_lock(&gpumem_limits_lock);
+	if (!gpumem_cg_find(cgid, minor, region)) {
+		hash_add(gpumem_cg_hash, &n->hnode,
+			 gpumem_cg_key(cgid, minor, region));
+		n = NULL;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	kfree(n);
+	return 0;
+}
+
+/* Free a node nobody needs. Caller holds gpumem_limits_lock. */
+static void gpumem_cg_put(struct gpumem_cg_node *n)
+{
+	if (!n->row.usage && !n->row.has_limit) {
+		hash_del(&n->hnode);
+		kfree(n);
+	}
+}
+
+/*
+ * Remove the limit of @n and put its cgroup reference (css_put() is safe
+ * under a spinlock). Caller holds gpumem_limits_lock.
+ */
+static void gpumem_cg_clear_limit(struct gpumem_cg_node *n)
+{
+	n->row.has_limit = false;
+	n->row.max = GPUMEM_NO_LIMIT;
+	n->row.high = GPUMEM_NO_LIMIT;
+	n->above_high = false;
+	if (n->cgrp)
+		cgroup_put(n->cgrp);
+	n->cgrp = NULL;
+}
+
+/* A limit whose cgroup has been removed: as good as none. */
+static bool gpumem_cg_limit_live(const struct gpumem_cg_node *n)
+{
+	return n->row.has_limit && n->cgrp && !gpumem_cgroup_dead(n->cgrp);
+}
+
+/* Would @usage + @bytes exceed @limit? (No overflow; no limit never.) */
+static bool gpumem_over(u64 usage, u64 bytes, u64 limit)
+{
+	if (limit == GPUMEM_NO_LIMIT)
+		return false;
+	return usage > limit || bytes > limit - usage;
+}
+
+/* An event about node @n, caused by the charge request @req. */
+static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
+			      const struct gpumem_charge_req *req,
+			      const struct gpumem_cg_node *n, u64 limit,
+			      bool denied)
+{
+	ev->type = type;
+	ev->cgid = n->row.cgid;
+	ev->pid = req->tgid;
+	get_task_comm(ev->comm, current);
+	ev->minor = req->minor;
+	ev->region = req->region;
+	ev->requested = req->bytes;
+	ev->usage = n->row.usage;
+	ev->limit = limit;
+	ev->mode = n->row.mode;
+	ev->denied = denied;
+}
+
+/* Rate limit of @n; on success @ev->suppressed is filled in. */
+static bool gpumem_cg_ratelimit(struct gpumem_cg_node *n,
+				struct gpumem_quota_event *ev)
+{
+	return gpumem_ratelimit_allow(&n->rl, &ev->suppressed);
+}
+
+#define GPUMEM_MAX_EVENTS 2
+
+/*
+ * Check every level of @c against its limits and charge them all, or none.
+ * Caller holds gpumem_limits_lock. Returns 0, -ENOSPC (denied) or -EAGAIN
+ * (a node vanished: ensure them again).
+ */
+static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
+			     struct gpumem_quota_event *ev, int *nev)
+{
+	struct gpumem_cg_node *deny = NULL, *report = NULL, *n;
+	int scopes[2] = { c->minor, GPUMEM_ALL_DEVICES };
+	bool high_sent = false;
+	u32 d, s;
+
+	for (d = 0; d < c->depth; d++) {
+		for (s = 0; s < 2; s++) {
+			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			if (!n)
+				return -EAGAIN;
+			/* a counter that would wrap: no placement is that big */
+			if (c->bytes > U64_MAX - n->row.usage)
+				return -ENOSPC;
+			if (!n->row.has_limit || !gpumem_over(n->row.usage, c->bytes,
+							      n->row.max))
+				continue;
+			if (n->row.mode == GPUMEM_LIMIT_MODE_ENFORCE && !deny)
+				deny = n;
+			else if (n->row.mode == GPUMEM_LIMIT_MODE_MONITOR && !report)
+				report = n;
+		}
+	}
+	if (deny) {
+		if (!quiet) {
+			deny->row.denied++;
+			if (gpumem_cg_ratelimit(deny, &ev[*nev]))
+				gpumem_event_fill(&ev[(*nev)++],
+						  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+						  c, deny, deny->row.max, true);
+		}
+		return -ENOSPC;
+	}
+	if (report) {
+		report->row.denied++;
+		if (gpumem_cg_ratelimit(report, &ev[*nev]))
+			gpumem_event_fill(&ev[(*nev)++],
+					  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+					  c, report, report->row.max, false);
+	}
+	for (d = 0; d < c->depth; d++) {
+		for (s = 0; s < 2; s++) {
+			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			if (n->row.has_limit && !n->above_high &&
+			    gpumem_over(n->row.usage, c->bytes, n->row.high)) {
+				n->above_high = true;
+				if (!high_sent && *nev < GPUMEM_MAX_EVENTS &&
+				    gpumem_cg_ratelimit(n, &ev[*nev])) {
+					gpumem_event_fill(&ev[(*nev)++],
+							  GPUMEM_EVENT_TYPE_HIGH_CROSSED,
+							  c, n, n->row.high, false);
+					high_sent = true;
+				}
+			}
+			n->row.usage += c->bytes;
+		}
+	}
+	return 0;
+}
+
+/**
+ * gpumem_limits_charge() - check a placement against every limit, charge it
+ * @req: the placement and the cgroup (with its ancestors) it is charged to
+ * @quiet: a repeat of a placement just denied (the same request retried by
+ *	TTM): decide the same way, but count and report it only once
+ *
+ * Checks the limits of the cgroup and all its ancestors, on this device and
+ * on all devices, and charges them all in one step, or none. Sends the
+ * events that this produces.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOSPC when a limit in enforce mode denies the placement, or
+ *	-ENOMEM (nothing charged).
+ */
+int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
+{
+	struct gpumem_quota_event ev[GPUMEM_MAX_EVENTS] = {};
+	int nev = 0, ret = 0, tries, i;
+	u32 d;
+
+	for (tries = 0; tries < 8; tries++) {
+		for (d = 0, ret = 0; d < req->depth && !ret; d++) {
+			ret = gpumem_cg_ensure(req->cgids[d], req->minor,
+					       req->region);
+			if (!ret)
+				ret = gpumem_cg_ensure(req->cgids[d],
+						       GPUMEM_ALL_DEVICES,
+						       req->region);
+		}
+		if (ret)
+			break;
+		spin_lock(&gpumem_limits_lock);
+		ret = gpumem_limits_try(req, quiet, ev, &nev);
+		spin_unlock(&gpumem_limits_lock);
+		if (ret != -EAGAIN)
+			break;
+	}
+	for (i = 0; i < nev; i++)
+		gpumem_event_emit(&ev[i]);
+	return ret == -EAGAIN ? -ENOMEM : ret;
+}
+
+/**
+ * gpumem_limits_uncharge() - give back what gpumem_limits_charge() charged
+ * @c: the same request
+ */
+void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
+{
+	int scopes[2] = { c->minor, GPUMEM_ALL_DEVICES };
+	struct gpumem_cg_node *n;
+	u32 d, s;
+
+	spin_lock(&gpumem_limits_lock);
+	for (d = 0; d < c->depth; d++) {
+		for (s = 0; s < 2; s++) {
+			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			if (WARN_ON_ONCE(!n || n->row.usage < c->bytes)) {
+				if (n)
+					n->row.usage = 0;
+				continue;
+			}
+			n->row.usage -= c->bytes;
+			if (n->above_high && n->row.usage <= n->row.high)
+				n->above_high = false;
+			gpumem_cg_put(n);
+		}
+	}
+	spin_unlock(&gpumem_limits_lock);
+}
+
+/*
+ * Drop the limits of removed cgroups (the reference each limit holds tells,
+ * whatever namespace anyone looks from). Returns the number of limits left.
+ * Runs from the limits sweep, never from a reader.
+ */
+static size_t gpumem_limits_drop_removed(void)
+{
+	struct gpumem_cg_node *n;
+	struct hlist_node *tmp;
+	size_t left = 0;
+	int bkt;
+
+	spin_lock(&gpumem_limits_lock);
+	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
+		if (!n->row.has_limit)
+			continue;
+		if (gpumem_cg_limit_live(n)) {
+			left++;
+			continue;
+		}
+		gpumem_cg_clear_limit(n);
+		gpumem_cg_put(n);
+	}
+	spin_unlock(&gpumem_limits_lock);
+	return left;
+}
+
+static void gpumem_limits_sweep_fn(struct work_struct *work)
+{
+	if (gpumem_limits_drop_removed())
+		queue_delayed_work(system_wq, &gpumem_limits_sweep_work,
+				   GPUMEM_LIMITS_SWEEP);
+}
+
+/**
+ * gpumem_limits_set() - set the limit of a cgroup on a device and region
+ * @cgid: the cgroup (looked up here, in the host's view)
+ * @minor: the device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ * @max: hard limit, GPUMEM_NO_LIMIT for none
+ * @high: soft limit, GPUMEM_NO_LIMIT for none
+ * @mode: enum gpumem_limit_mode
+ *
+ * A limit below the current usage is allowed: nothing is evicted, new
+ * placements are denied. That is reported as a quota-exceeded event with
+ * nothing requested.
+ *
+ * The limit holds a reference on the cgroup and goes when the cgroup is
+ * removed.
+ *
+ * Context: may sleep.
+ * Return: 0, -ENOENT when there is no such cgroup (or it is being
+ *	removed), or -ENOMEM.
+ */
+int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
+		      u32 mode)
+{
+	struct gpumem_quota_event ev = {};
+	struct gpumem_cg_node *n;
+	struct cgroup *cgrp;
+	bool over = false;
+	int ret;
+
+	cgrp = gpumem_cgroup_get_host(cgid);
+	if (IS_ERR(cgrp))
+		return -ENOENT;
+	if (gpumem_cgroup_dead(cgrp)) {
+		cgroup_put(cgrp);
+		return -ENOENT;
+	}
+	ret = gpumem_cg_ensure(cgid, minor, region);
+	if (ret) {
+		cgroup_put(cgrp);
+		return ret;
+	}
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, minor, region);
+	if (!n) {
+		spin_unlock(&gpumem_limits_lock);
+		cgroup_put(cgrp);
+		return -EAGAIN;
+	}
+	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
+	n->row.has_limit = true;
+	n->row.max = max;
+	n->row.high = high;
+	n->row.mode = mode;
+	n->above_high = high != GPUMEM_NO_LIMIT && n->row.usage > high;
+	if (max != GPUMEM_NO_LIMIT && n->row.usage > max &&
+	    gpumem_cg_ratelimit(n, &ev)) {
+		over = true;
+		ev.type = GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED;
+		ev.cgid = cgid;
+		ev.minor = minor;
+		ev.region = region;
+		ev.usage = n->row.usage;
+		ev.limit = max;
+		ev.mode = mode;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	if (cgrp)
+		cgroup_put(cgrp);
+	if (over)
+		gpumem_event_emit(&ev);
+	/* the sweep drops the limit once the cgroup is removed */
+	queue_delayed_work(system_wq, &gpumem_limits_sweep_work,
+			   GPUMEM_LIMITS_SWEEP);
+	return 0;
+}
+
+/**
+ * gpumem_limits_del() - remove a limit
+ * @cgid: the cgroup
+ * @minor: the device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ *
+ * Return: 0, or -ENOENT when there is no such limit.
+ */
+int gpumem_limits_del(u64 cgid, int minor, u8 region)
+{
+	struct gpumem_cg_node *n;
+	int ret = -ENOENT;
+
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, minor, region);
+	if (n && n->row.has_limit) {
+		gpumem_cg_clear_limit(n);
+		gpumem_cg_put(n);
+		ret = 0;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	return ret;
+}
+
+/**
+ * gpumem_limits_rows() - copy every counter (or every limit) out
+ * @rowsp: a kvmalloc'ed array of rows (kvfree() it)
+ * @nrowsp: the number of rows
+ * @limits_only: only nodes with a limit
+ *
+ * Limits of removed cgroups are left out (and dropped by the sweep later):
+ * a reader changes nothing.
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
+		       bool limits_only)
+{
+	struct gpumem_limit_row *rows = NULL;
+	struct gpumem_cg_node *n;
+	size_t nrows, cap = 0;
+	int bkt;
+
+	for (;;) {
+		nrows = 0;
+		spin_lock(&gpumem_limits_lock);
+		hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
+			bool live = gpumem_cg_limit_live(n);
+
+			/* a removed cgroup's limit: as if gone already */
+			if (!live && (limits_only ||
+				      (n->row.has_limit && !n->row.usage)))
+				continue;
+			if (nrows < cap) {
+				rows[nrows] = n->row;
+				if (!live) {
+					rows[nrows].has_limit = false;
+					rows[nrows].max = GPUMEM_NO_LIMIT;
+					rows[nrows].high = GPUMEM_NO_LIMIT;
+				}
+			}
+			nrows++;
+		}
+		spin_unlock(&gpumem_limits_lock);
+		if (nrows <= cap)
+			break;
+		kvfree(rows);
+		cap = nrows + 16;
+		rows = kvmalloc_array(cap, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+	}
+	*rowsp = rows;
+	*nrowsp = nrows;
+	return 0;
+}
+
+/**
+ * gpumem_limits_exit() - free every counter and limit
+ *
+ * Context: module exit, after every charge was given back.
+ */
+void gpumem_limits_exit(void)
+{
+	struct gpumem_cg_node *n;
+	struct hlist_node *tmp;
+	int bkt;
+
+	cancel_delayed_work_sync(&gpumem_limits_sweep_work);
+	spin_lock(&gpumem_limits_lock);
+	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
+		if (n->cgrp)
+			cgroup_put(n->cgrp);
+		hash_del(&n->hnode);
+		kfree(n);
+	}
+	spin_unlock(&gpumem_limits_lock);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpumem limits: per-cgroup usage counters, the limits set on them and the
+ * allow/deny decision.
+ */
+#ifndef GPUMEM_LIMITS_H
+#define GPUMEM_LIMITS_H
+
+#include <linux/types.h>
+
+/* No limit. */
+#define GPUMEM_NO_LIMIT		U64_MAX
+/* A limit or counter on every device. */
+#define GPUMEM_ALL_DEVICES	(-1)
+
+/**
+ * struct gpumem_charge_req - one placement, as the limits see it
+ * @cgids: the cgroup charged, then each of its ancestors up to the root
+ * @depth: number of entries in @cgids
+ * @minor: the device
+ * @region: enum gpumem_region
+ * @bytes: size of the placement
+ * @tgid: the allocating process (for events)
+ */
+struct gpumem_charge_req {
+	const u64 *cgids;
+	u32 depth;
+	int minor;
+	u8 region;
+	u64 bytes;
+	pid_t tgid;
+};
+
+/**
+ * struct gpumem_limit_row - one limit or counter, as reported
+ * @cgid: cgroup id
+ * @minor: device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ * @usage: bytes charged to the cgroup and its descendants
+ * @has_limit: a limit is set on exactly this (cgroup, device, region)
+ * @max: hard limit, GPUMEM_NO_LIMIT if none
+ * @high: soft limit, GPUMEM_NO_LIMIT if none
+ * @mode: enum gpumem_limit_mode
+ * @denied: placements denied (or reported in monitor mode)
+ */
+struct gpumem_limit_row {
+	u64 cgid;
+	int minor;
+	u8 region;
+	u64 usage;
+	bool has_limit;
+	u64 max;
+	u64 high;
+	u32 mode;
+	u64 denied;
+};
+
+int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet);
+void gpumem_limits_uncharge(const struct gpumem_charge_req *req);
+int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
+		      u32 mode);
+int gpumem_limits_del(u64 cgid, int minor, u8 region);
+int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
+		       bool limits_only);
+void gpumem_limits_exit(void);
+
+#endif /* GPUMEM_LIMITS_H */

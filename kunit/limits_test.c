@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the limit tree and decision (kmod/limits.c) with its events
+ * (kmod/events.c): hierarchy, max, high, monitor, overflow, removal.
+ *
+ * Limits hold a real cgroup: the tests set them on the root cgroup (where
+ * KUnit's kthreads live) and charge requests whose path is a made-up child
+ * of the root, [child, root], so the root is the ancestor that limits it.
+ * A test sink records every event with its sequence number.
+ */
+#include <kunit/test.h>
+#include "../kmod/cgroup_lookup.c"
+#include "../kmod/events.c"
+#include "../kmod/limits.c"
+
+#define LT_CHILD	1000001ULL
+#define LT_DEV		7
+
+static struct gpumem_quota_event lt_events[8];
+static u64 lt_seqs[8];
+static unsigned int lt_nevents;
+
+static void *lt_prepare(const struct gpumem_quota_event *ev)
+{
+	if (lt_nevents >= ARRAY_SIZE(lt_events))
+		return NULL;	/* lost: takes a number all the same */
+	lt_events[lt_nevents] = *ev;
+	return &lt_events[lt_nevents];
+}
+
+static void lt_send(void *msg, u64 seq)
+{
+	lt_seqs[lt_nevents++] = seq;
+}
+
+static const struct gpumem_event_sink lt_sink = {
+	.prepare = lt_prepare,
+	.send = lt_send,
+};
+
+static u64 lt_root(void)
+{
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return id;
+}
+
+/* A request of @bytes on LT_DEV for [LT_CHILD, root]. */
+static struct gpumem_charge_req lt_req(u64 *cgids, u64 bytes)
+{
+	cgids[0] = LT_CHILD;
+	cgids[1] = lt_root();
+	return (struct gpumem_charge_req) {
+		.cgids = cgids, .depth = 2, .minor = LT_DEV,
+		.region = GPUMEM_REGION_VRAM, .bytes = bytes, .tgid = 42,
+	};
+}
+
+/* The row of (@cgid, @minor) from a fresh copy; has_limit=false if none. */
+static struct gpumem_limit_row lt_row(struct kunit *test, u64 cgid, int minor)
+{
+	struct gpumem_limit_row *rows, found = { .cgid = cgid, .minor = minor };
+	size_t n, i;
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_rows(&rows, &n, false), 0);
+	for (i = 0; i < n; i++)
+		if (rows[i].cgid == cgid && rows[i].minor == minor &&
+		    rows[i].region == GPUMEM_REGION_VRAM)
+			found = rows[i];
+	kvfree(rows);
+	return found;
+}
+
+static int lt_init(struct kunit *test)
+{
+	lt_nevents = 0;
+	gpumem_events_set_sink(&lt_sink);
+	return 0;
+}
+
+static void lt_exit(struct kunit *test)
+{
+	gpumem_events_set_sink(NULL);
+	gpumem_limits_exit();
+}
+
+/* Usage counts on the cgroup and its ancestor, per device and in total. */
+static void lt_hierarchy_counts(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage, 8192ULL);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_nevents, 0U);
+}
+
+/* An ancestor's max denies exactly the placement beyond it, once counted. */
+static void lt_max_enforce(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 8192,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	/* TTM's retry of the same request: decided again, not counted */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, true), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied, 1ULL);
+	KUNIT_ASSERT_EQ(test, lt_nevents, 1U);
+	KUNIT_EXPECT_EQ(test, lt_events[0].type, (u32)GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED);
+	KUNIT_EXPECT_TRUE(test, lt_events[0].denied);
+	KUNIT_EXPECT_EQ(test, lt_events[0].usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_events[0].limit, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_events[0].pid, 42);
+	gpumem_limits_uncharge(&req);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);
+}
+
+/* Monitor mode lets it through and reports each placement beyond max. */
+static void lt_monitor(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_MONITOR), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 12288ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).denied, 2ULL);
+	KUNIT_ASSERT_EQ(test, lt_nevents, 2U);
+	KUNIT_EXPECT_FALSE(test, lt_events[1].denied);
+	KUNIT_EXPECT_EQ(test, lt_seqs[1], lt_seqs[0] + 1);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);
+}
+
+/* high: one event on the way up, re-armed when usage falls back. */
+static void lt_high_crossed(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM,
+						GPUMEM_NO_LIMIT, 4096,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* = high */
+	KUNIT_EXPECT_EQ(test, lt_nevents, 0U);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* above */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* still */
+	KUNIT_ASSERT_EQ(test, lt_nevents, 1U);
+	KUNIT_EXPECT_EQ(test, lt_events[0].type, (u32)GPUMEM_EVENT_TYPE_HIGH_CROSSED);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);	/* back at high: re-armed */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_nevents, 2U);
+	gpumem_limits_uncharge(&req);
+	gpumem_limits_uncharge(&req);
+}
+
+/* Sizes near 2^64: no wrap lets a placement past max or a counter around. */
+static void lt_overflow(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req small = lt_req(cgids, 4096);
+	struct gpumem_charge_req huge = lt_req(cgids, U64_MAX - 100);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 1ULL << 40,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&small, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&huge, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 4096ULL);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM), 0);
+	/* no limit at all: a counter that would wrap still refuses */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&huge, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 4096ULL);
+	gpumem_limits_uncharge(&small);
+}
+
+/* Removing a limit: the next placement passes, the row says no limit. */
+static void lt_removal(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 8192);
+	struct gpumem_limit_row row;
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_del(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_del(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM), -ENOENT);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	row = lt_row(test, lt_root(), LT_DEV);
+	KUNIT_EXPECT_FALSE(test, row.has_limit);
+	KUNIT_EXPECT_EQ(test, row.max, GPUMEM_NO_LIMIT);
+	KUNIT_EXPECT_EQ(test, row.usage, 8192ULL);
+	/* a limit on a cgroup id that does not exist is refused */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), -ENOENT);
+	gpumem_limits_uncharge(&req);
+}
+
+/* A lost event still takes its number: the next one shows the gap. */
+static void lt_lost_event_gap(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 1,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	for (i = 0; i < ARRAY_SIZE(lt_events) + 2; i++)
+		KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	KUNIT_ASSERT_EQ(test, lt_nevents, (unsigned int)ARRAY_SIZE(lt_events));
+	/* the sink is full: two more were lost, and numbered */
+	KUNIT_EXPECT_EQ(test, gpumem_events_seq,
+			lt_seqs[ARRAY_SIZE(lt_events) - 1] + 2);
+}
+
+static struct kunit_case gpumem_limits_cases[] = {
+	KUNIT_CASE(lt_hierarchy_counts),
+	KUNIT_CASE(lt_max_enforce),
+	KUNIT_CASE(lt_monitor),
+	KUNIT_CASE(lt_high_crossed),
+	KUNIT_CASE(lt_overflow),
+	KUNIT_CASE(lt_removal),
+	KUNIT_CASE(lt_lost_event_gap),
+	{}
+};
+
+static struct kunit_suite gpumem_limits_suite = {
+	.name = "gpumem_limits",
+	.init = lt_init,
+	.exit = lt_exit,
+	.test_cases = gpumem_limits_cases,
+};
+
+kunit_test_suite(gpumem_limits_suite);
