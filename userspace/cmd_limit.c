@@ -43,7 +43,7 @@ static const char help[] =
 	"      --high SIZE     soft limit, at most --max\n"
 	"  -d, --device DEV    only on this device (cardN, N or a PCI address);\n"
 	"                      default: the limit on all devices together\n"
-	"  -r, --region REGION vram (default), gtt, system or other\n"
+	"  -r, --region REGION vram (default) or gtt (the regions gpumem charges)\n"
 	"      --mode MODE     enforce (default) or monitor\n"
 	"  -j, --json          JSON: list an array, get and set one object with\n"
 	"                      cgroup_id, cgroup, device (\"cardN\" or \"all\"),\n"
@@ -240,6 +240,10 @@ int cmd_limit(int argc, char **argv, struct gm_opts *o)
 		case 'r':
 			if (parse_region(optarg, &a.req.key.region, err, sizeof(err)) < 0)
 				return gm_usage_error("limit", "%s", err);
+			if (a.req.key.region != GPUMEM_REGION_VRAM &&
+			    a.req.key.region != GPUMEM_REGION_GTT)
+				return gm_usage_error("limit", "region '%s': limits apply to vram and gtt only",
+						      optarg);
 			any_key_opt = true;
 			break;
 		default:

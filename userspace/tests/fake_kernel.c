@@ -9,8 +9,11 @@
  *
  * GM_FAKE in the environment picks a failure or a scenario:
  *   nomodule    the family does not exist
- *   eperm       BUF_GET and the LIMIT_* requests are refused, and joining the
- *               events group (a caller without CAP_NET_ADMIN/CAP_SYS_ADMIN)
+ *   eperm       a caller without CAP_NET_ADMIN/CAP_SYS_ADMIN: exactly the
+ *               commands the spec marks admin-perm are refused, and joining
+ *               the events group (spec_perms.h, generated from
+ *               uapi/gpumem.yaml by scripts/gen-perms.py, which also checks
+ *               kmod/netlink.c against the same spec)
  *   dumpfail    PROC_GET fails half-way with an extack message
  *   oldmodule   a module without quotas: LIMIT_*, CGROUP_GET are
  *               EOPNOTSUPP and there is no "events" group
@@ -38,6 +41,7 @@
 #include "../drminfo.h"
 #include "../nl.h"
 #include "../parse.h"
+#include "spec_perms.h"
 
 #define FAKE_FAMILY 0x20
 
@@ -297,8 +301,6 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 		}
 		return 0;
 	}
-	if (strcmp(fake_mode(), "eperm") == 0)
-		return fail(nl, EPERM, NULL, -1);
 	if (cmd == GPUMEM_CMD_LIMIT_GET && dump) {
 		for (k = 0; k < nlimits; k++) {
 			struct nl_msg *m = reply(cmd);
@@ -378,6 +380,13 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 	nl->miss_type = -1;
 	nl->interrupted = false;
 	genlmsg_parse(nlmsg_hdr(req), 0, tb, 15, NULL);
+
+	/* GENL_ADMIN_PERM: the genetlink core refuses before any handler */
+	if (strcmp(fake_mode(), "eperm") == 0 && cmd <= GPUMEM_CMD_MAX &&
+	    gm_spec_admin_perm[cmd]) {
+		nlmsg_free(req);
+		return fail(nl, EPERM, NULL, -1);
+	}
 
 	switch (cmd) {
 	case GPUMEM_CMD_DEV_GET:
@@ -460,10 +469,6 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 		}
 		break;
 	case GPUMEM_CMD_BUF_GET:
-		if (strcmp(fake_mode(), "eperm") == 0) {
-			nlmsg_free(req);
-			return fail(nl, EPERM, NULL, -1);
-		}
 		if (!tb[GPUMEM_A_BUF_OWNER]) {
 			nlmsg_free(req);
 			return fail(nl, EINVAL, "owner (pid) is required", GPUMEM_A_BUF_OWNER);
@@ -605,7 +610,7 @@ int gm_nl_subscribe(struct gm_nl *nl, const char *family, const char *group)
 		nl->lib_err = "Object not found";
 		return -ENOENT;
 	}
-	if (strcmp(mode, "eperm") == 0) {
+	if (strcmp(mode, "eperm") == 0 && GM_SPEC_EVENTS_ADMIN) {
 		nl->error = EPERM;
 		return -EPERM;
 	}
