@@ -12,7 +12,19 @@
 #   gpumemtest.only=GLOB[,GLOB] run only the tests whose file name matches a GLOB
 #   gpumemtest.timeout=SECS    per-test timeout (default 120)
 #
-# Result lines: GPUMEM-RESULT: PASS|FAIL|SKIP <series> <name>[: <why>]
+#   gpumemtest.sabotage        harness self-test: break things on purpose
+#                              (scripts/guest-sabotage.sh); the host expects FAILs
+#
+# Results travel on the second serial port (/dev/ttyS1), which only this
+# runner writes: it opens the port as fd 7 and removes the device node before
+# any test starts, so nothing a test or helper prints can pass for a result.
+# Records on that channel (scripts/check-log reads them):
+#   START <series> <kver>
+#   RESULT PASS|FAIL|SKIP <script>/<case>[: <why>]
+#   BEGIN <script> | END <script> rc=<exit status> secs=<n> timeout=<0|1>
+#   RAN <n>, DMESG-BEGIN..DMESG-END, KMEMLEAK-BEGIN..KMEMLEAK-END, DONE
+# A test script reports its cases on fd 8 (tests/guest/lib.sh: pass/fail/skip),
+# a file of its own that the runner reads and forwards once the script ended.
 #
 # No "set -e": if /init exits, the kernel panics and the dmesg dump and the
 # poweroff below never happen. Every failure is reported as a result instead.
@@ -35,9 +47,22 @@ exec </dev/null
 SERIES=$(cat /etc/gpumem-series 2>/dev/null || echo unknown)
 KVER=$(uname -r)
 export GPUMEM_SERIES=$SERIES GPUMEM_KVER=$KVER
-echo "GPUMEM-GUEST-START $SERIES $KVER"
 
-mode=tests nomodule=0 only='*' timeout=120
+# The result channel: fd 7, the only handle on ttyS1 once its node is gone.
+if [ -c /dev/ttyS1 ] && exec 7>/dev/ttyS1; then
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	rm -f /dev/ttyS1
+else
+	echo "GPUMEM-GUEST: no /dev/ttyS1: results cannot reach the host"
+	exec 7>/dev/null
+fi
+chan() { echo "$*" >&7; }
+RESDIR=/run/gpumem-results
+mkdir -p "$RESDIR" && chmod 700 "$RESDIR"
+echo "GPUMEM-GUEST-START $SERIES $KVER"
+chan "START $SERIES $KVER"
+
+mode=tests nomodule=0 only='*' timeout=120 sabotage=0
 set -f
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -45,11 +70,13 @@ for arg in $(cat /proc/cmdline); do
 	gpumemtest.nomodule|gpumemtest.nomodule=1) nomodule=1 ;;
 	gpumemtest.only=*) only=${arg#*=} ;;
 	gpumemtest.timeout=*) timeout=${arg#*=} ;;
+	gpumemtest.sabotage|gpumemtest.sabotage=1) sabotage=1 ;;
 	esac
 done
 set +f
 
-result() { echo "GPUMEM-RESULT: $1 $SERIES $2"; }
+# result VERDICT NAME[: WHY]: a result of the runner itself (init/NAME).
+result() { echo "# runner: $1 init/$2"; chan "RESULT $1 init/$2"; }
 # phase NAME: when the guest got there (seconds since boot).
 phase() { echo "GPUMEM-GUEST: at $(cut -d' ' -f1 /proc/uptime)s: $1"; }
 
@@ -121,27 +148,38 @@ else
 	result FAIL "module-load: modprobe gpumem: $(echo "$out" | tr '\n' ' ')"
 fi
 
-# run_test FILE: run one test script with a timeout; report it when it
-# timed out, or failed without printing a single result line.
+# run_test FILE: run one test script with a timeout; its results (fd 8, one
+# file per script) go to the channel when it has ended, then its exit status.
+# Nothing it prints on stdout/stderr counts.
 run_test() {
 	t=$1 name=$(basename "$1" .sh)
+	res=$RESDIR/$name
+	: >"$res"
 	echo "GPUMEM-TEST-BEGIN $name"
+	chan "BEGIN $name"
 	start=$(date +%s)
 	rm -f /tmp/rc.$$
-	( cd /tests && timeout -k 5 "$timeout" sh "$t" 2>&1; echo $? > /tmp/rc.$$ ) |
-		tee "/tmp/out.$name"
+	( cd /tests && GM_RESULT_FD=8 timeout -k 5 "$timeout" sh "$t" 8>>"$res" 7>&- 2>&1
+	  echo $? > /tmp/rc.$$ ) 7>&- | tee "/tmp/out.$name" 7>&-
 	rc=$(cat /tmp/rc.$$ 2>/dev/null || echo 255)
 	secs=$(( $(date +%s) - start ))
-	echo "GPUMEM-TEST-END $name rc=$rc ${secs}s"
-	nres=$(grep -c 'GPUMEM-RESULT:' "/tmp/out.$name")
 	# busybox timeout gives no exit code of its own: judge by the clock.
-	if [ "$rc" != 0 ] && [ "$secs" -ge "$timeout" ]; then
-		result FAIL "$name: timed out after ${timeout}s (exit $rc)"
-	elif [ "$rc" != 0 ] && [ "$nres" = 0 ]; then
-		result FAIL "$name: exit $rc without a result"
-	elif [ "$nres" = 0 ]; then
-		result FAIL "$name: printed no GPUMEM-RESULT line"
-	fi
+	to=0
+	[ "$rc" != 0 ] && [ "$secs" -ge "$timeout" ] && to=1
+	echo "GPUMEM-TEST-END $name rc=$rc ${secs}s"
+	# Forward well-formed lines only; anything else is reported as such.
+	while IFS= read -r line; do
+		case $line in
+		PASS\ ?* | FAIL\ ?* | SKIP\ ?*)
+			verdict=${line%% *} rest=${line#* }
+			case ${rest%%[: ]*} in
+			*[!A-Za-z0-9._@+-]*) chan "RESULT FAIL $name/bad-result-name: $(echo "$line" | cut -c1-200)" ;;
+			*) chan "RESULT $verdict $name/$rest" ;;
+			esac ;;
+		*) chan "RESULT FAIL $name/bad-result-line: $(echo "$line" | cut -c1-200)" ;;
+		esac
+	done <"$res"
+	chan "END $name rc=$rc secs=$secs timeout=$to"
 }
 
 if [ "$mode" != tests ]; then
@@ -159,6 +197,14 @@ if [ "$mode" != tests ]; then
 	fi
 	echo "GPUMEM-DEMO-END"
 else
+	# Harness self-test (scripts/harness-selftest.sh): break things on purpose.
+	if [ $sabotage = 1 ]; then
+		if [ -r /sabotage.sh ]; then
+			. /sabotage.sh
+		else
+			result FAIL "sabotage: no /sabotage.sh in the initramfs"
+		fi
+	fi
 	ntests=0
 	for t in /tests/[0-9]*.sh; do
 		[ -e "$t" ] || continue
@@ -176,7 +222,7 @@ else
 		run_test "$t"
 	done
 	echo "GPUMEM-GUEST: ran $ntests test script(s)"
-	[ "$ntests" -gt 0 ] || result FAIL "tests: no test script matched '$only'"
+	chan "RAN $ntests"
 
 	if [ -e "/lib/modules/$KVER/extra/gpumem_kunit.ko" ] && [ $nomodule = 0 ]; then
 		echo "GPUMEM-KUNIT-BEGIN"
@@ -206,15 +252,18 @@ if [ -e /sys/kernel/debug/kmemleak ] && [ "$mode" = tests ]; then
 	echo scan > /sys/kernel/debug/kmemleak
 	sleep 1
 	echo scan > /sys/kernel/debug/kmemleak
-	echo "GPUMEM-KMEMLEAK-BEGIN"
-	cat /sys/kernel/debug/kmemleak
-	echo "GPUMEM-KMEMLEAK-END"
+	chan "KMEMLEAK-BEGIN"
+	cat /sys/kernel/debug/kmemleak >&7
+	chan "KMEMLEAK-END"
 	phase "kmemleak scan done"
 fi
 
-echo "GPUMEM-DMESG-BEGIN"
-dmesg
-echo "GPUMEM-DMESG-END"
+# The kernel log (KUnit's KTAP, problem reports) goes to the channel too;
+# the console had it live (loglevel=7) for a guest that dies before this.
+chan "DMESG-BEGIN"
+dmesg >&7
+chan "DMESG-END"
 echo "GPUMEM-GUEST-DONE"
+chan "DONE"
 sync
 poweroff -f

@@ -60,6 +60,8 @@ done < <("$tmp/bin/busybox" --list-full)
 mknod -m 600 "$tmp/dev/console" c 5 1 2>/dev/null || true
 
 install -m 755 "$GPUMEM_TOP/scripts/guest-init.sh" "$tmp/init"
+# The harness self-test's sabotage (used only with gpumemtest.sabotage).
+install -m 644 "$GPUMEM_TOP/scripts/guest-sabotage.sh" "$tmp/sabotage.sh"
 echo "$series" > "$tmp/etc/gpumem-series"
 
 # Kernel modules: the dependency closure, resolved against the extracted

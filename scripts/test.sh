@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # gpumem's test suite, the one command CI runs (.ci/run):
 #   host setup, kernel download (cached), test kernel build (cached),
-#   scripts/host-checks.sh if present (series "host"),
-#   then for every series: build, boot under QEMU, check the log.
+#   scripts/host-checks.sh (series "host": checkpatch, sparse, W=1, uapi,
+#   gpumemctl's unit tests, check-log's self-test),
+#   then every guest run: build, boot under QEMU, check the result channel
+#   against tests/manifest (scripts/check-log). The KASAN/lockdep test kernel
+#   runs every test script, split over two guests ("test#1", "test#2");
+#   "selftest" boots 6.12 with sabotage and expects the harness to catch it
+#   (scripts/harness-selftest.sh).
 # Prints every GPUMEM-RESULT line and ends with one line
 #   N passed, N failed, N skipped
 # Exit status 0 iff nothing failed and something passed.
 #
-# Env: GPUMEM_SERIES="6.1 6.12 7.3 test" (default: all four) narrows the run;
+# Env: GPUMEM_SERIES="6.1 6.12 7.3 test selftest" (default: all) narrows the run;
 #      see scripts/run-guest.sh for the guest knobs.
 set -euo pipefail
-series=${GPUMEM_SERIES:-6.1 6.12 7.3 test}
+series=${GPUMEM_SERIES:-6.1 6.12 7.3 test selftest}
 . "$(dirname "$0")/lib.sh"
 scripts=$GPUMEM_TOP/scripts
 cd "$GPUMEM_TOP"
@@ -47,10 +52,16 @@ run_results() {
 	rm -f "$out"
 }
 
-debian=() want_test=0
+debian=() want_test=0 want_selftest=0
 for s in $series; do
-	case $s in test) want_test=1 ;; *) debian+=("$s") ;; esac
+	case $s in
+	test) want_test=1 ;;
+	selftest) want_selftest=1 ;;
+	6.1|6.12|7.3) debian+=("$s") ;;
+	*) die "unknown series '$s' (6.1 6.12 7.3 test selftest)" ;;
+	esac
 done
+[ $want_selftest = 1 ] && [[ " ${debian[*]} " != *" 6.12 "* ]] && debian+=(6.12)
 
 log "test.sh: series: $series"
 if record host setup-host "$scripts/setup-host.sh"; then
@@ -58,32 +69,54 @@ if record host setup-host "$scripts/setup-host.sh"; then
 	for s in "${debian[@]}"; do
 		record "$s" fetch-kernel "$scripts/fetch-kernels.sh" "$s" && fetched+=("$s")
 	done
-	[ $want_test = 1 ] && record test build-testkernel "$scripts/build-testkernel.sh" && fetched+=(test)
-
-	if [ -e "$scripts/host-checks.sh" ]; then
-		log "test.sh: host checks"
-		run_results host bash "$scripts/host-checks.sh"
+	if [ $want_test = 1 ]; then
+		record test build-testkernel "$scripts/build-testkernel.sh" && fetched+=(test)
 	fi
-	# Guests run $jobs at a time (each TCG guest keeps one core busy), the
-	# slow test kernel first; each one's output is shown when it is done.
+
+	log "test.sh: host checks"
+	run_results host bash "$scripts/host-checks.sh"
+
+	# Guest runs: "label series script-globs [env]". The test kernel's two
+	# halves take about as long as each other; every script is in one.
+	# The slow test kernel's halves first: the short runs fill in after.
+	runs=()
+	for s in "${fetched[@]}"; do
+		[ "$s" = test ] && runs+=("test#1 test [1-7]*,8[0-7]-*" "test#2 test 8[89]-*,9*")
+	done
+	for s in "${fetched[@]}"; do
+		[ "$s" != test ] && runs+=("$s $s *")
+	done
+	if [ $want_selftest = 1 ] && [[ " ${fetched[*]} " == *" 6.12 "* ]]; then
+		runs+=("selftest 6.12 -")
+	fi
+	# Guests run $jobs at a time, the slow test kernel first; each one's
+	# output is shown when it is done.
 	jobs=${GPUMEM_JOBS:-$(nproc)}
-	order=()
-	for s in "${fetched[@]}"; do [ "$s" = test ] && order+=("$s"); done
-	for s in "${fetched[@]}"; do [ "$s" != test ] && order+=("$s"); done
 	outdir=$(mktemp -d "${TMPDIR:-/tmp}/gpumem-series.XXXXXX")
-	for s in "${order[@]}"; do
+	n=0
+	for r in "${runs[@]}"; do
+		read -r label s only <<<"$r"
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-		log "test.sh: series $s"
-		( run_results "$s" bash "$scripts/run-guest.sh" "$s" >"$outdir/$s.out" 2>"$outdir/$s.err";
-		  echo done >"$outdir/$s.done" ) &
+		log "test.sh: guest run $label"
+		if [ "$label" = selftest ]; then
+			cmd=(bash "$scripts/harness-selftest.sh")
+		else
+			cmd=(bash "$scripts/run-guest.sh" "$s" --label "$label" --only "$only")
+		fi
+		( run_results "$label" "${cmd[@]}" >"$outdir/$n.out" 2>"$outdir/$n.err";
+		  echo done >"$outdir/$n.done" ) &
+		n=$((n + 1))
 		sleep 2	# let its build claim the shared locks first
 	done
 	wait
-	for s in "${order[@]}"; do
-		cat "$outdir/$s.err" >&2
-		cat "$outdir/$s.out"
-		[ -e "$outdir/$s.done" ] ||
-			echo "GPUMEM-RESULT: FAIL $s harness: the series did not finish" | tee -a "$results"
+	n=0
+	for r in "${runs[@]}"; do
+		read -r label _ <<<"$r"
+		cat "$outdir/$n.err" >&2
+		cat "$outdir/$n.out"
+		[ -e "$outdir/$n.done" ] ||
+			echo "GPUMEM-RESULT: FAIL $label harness: the guest run did not finish" | tee -a "$results"
+		n=$((n + 1))
 	done
 	rm -rf "$outdir"
 fi
