@@ -16,7 +16,8 @@ prime_case() {
 	tc_begin "prime-$drv"
 	card=$(card_of "$drv")
 	if [ -z "$card" ]; then
-		tc_skip "no $drv device in this guest"
+		tc_fail "no $drv card in this guest (run-guest.sh attaches qxl-vga, modprobes vgem)"
+		tc_end
 		return
 	fi
 	sock=$GM_TMP/prime-$drv.sock
@@ -93,7 +94,8 @@ selfimport_case() {
 	tc_begin "selfimport-$drv"
 	card=$(card_of "$drv")
 	if [ -z "$card" ]; then
-		tc_skip "no $drv device in this guest"
+		tc_fail "no $drv card in this guest (run-guest.sh attaches qxl-vga, modprobes vgem)"
+		tc_end
 		return
 	fi
 	if ! spawn s selfimport -d "$drv" -k "$kind" -n 2 -s 1M -c gm-selfimport; then

@@ -14,7 +14,7 @@ if [ -n "$(card_of qxl)" ]; then
 elif [ -n "$(card_of vgem)" ]; then
 	drv=vgem kind=dumb region=system
 else
-	for t in $CASES; do skip "$t" "neither qxl nor vgem in this guest"; done
+	for t in $CASES; do fail "$t" "neither a qxl nor a vgem card in this guest (run-guest.sh attaches qxl-vga)"; done
 	finish
 fi
 card=$(card_of "$drv")
@@ -70,10 +70,14 @@ tc_eq "shared BO holders" "$(shared_row holders)" "$z_pid"
 tc_end
 
 # --- the last holder exits: nothing of any of them is left ----------------------------
+# The shared BO is listed (held by z alone) right before z exits, and not at
+# all once it has.
 tc_begin exit-last-holder
 tc_eq "rows for pid $z_pid before its exit" "$(pid_rows "$z_pid")" 1
+tc_eq "shared BO owner and holders before z's exit" "$(shared_row owner) $(shared_row holders)" "$z_pid $z_pid"
 stop z
 wait_until 5 pid_gone "$z_pid" || tc_fail "pid $z_pid still in processes/buffers 5 s after exit"
+tc_eq "rows of the shared BO after the last holder's exit" "$(shared_row -)" ""
 for p in "$a_pid" "$x_pid" "$y_pid"; do pid_gone "$p" || tc_fail "exited pid $p is listed again"; done
 for n in a x y z; do
 	grep -q '^FREED' "$(out_of $n)" || tc_fail "helper $n did not free its buffers and exit cleanly"

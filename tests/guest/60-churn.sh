@@ -13,8 +13,10 @@
 # Expect: every read succeeds (exit 0, documented header, same field count on
 # every row); afterwards devices lists exactly the DRM cards that exist, the
 # rebound bochs with its capacity, the reloaded vgem; stats counted every walk
-# and no failed one; no processes/buffers row names a churned (dead) pid; a
-# final allocation on qxl, vgem and the rebound bochs is accounted to the byte.
+# and no failed one, to the walk; every holding churner was listed with its
+# exact buffers before it was killed, and no processes/buffers row names a
+# churned (dead) pid afterwards; bochs' VRAM is back to what it was; a final
+# allocation on qxl, vgem and the rebound bochs is accounted to the byte.
 # The harness checks the kernel log (oops, WARN, KASAN, lockdep, kmemleak).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
@@ -57,29 +59,41 @@ fi
 log "qxl=${qxl:--} vgem=${vgem:--} (module: $vgem_mod) bochs=${bochs:--} ($bochs_pci, driver dir ${bochs_drv:--})"
 if [ -z "$qxl" ] && [ -z "$vgem" ]; then
 	for t in churn-ops churn-readers churn-stats churn-devices churn-dead-pids churn-final-alloc; do
-		skip "$t" "neither qxl nor vgem in this guest"
+		fail "$t" "neither a qxl nor a vgem card in this guest (run-guest.sh attaches qxl-vga)"
 	done
 	finish
 fi
 
 snap devices
 cp "$GM_TMP/devices" "$GM_TMP/devices.before"
-bochs_cap_before=""
-[ -n "$bochs" ] && bochs_cap_before=$(tbl_get "$GM_TMP/devices" capacity device="$bochs" region=vram)
+bochs_cap_before="" bochs_used_before=""
+if [ -n "$bochs" ]; then
+	bochs_cap_before=$(tbl_get "$GM_TMP/devices" capacity device="$bochs" region=vram)
+	bochs_used_before=$(tbl_get "$GM_TMP/devices" used device="$bochs" region=vram)
+fi
+# From here on every walk is counted: the readers' reads of processes,
+# buffers and devices, and this script's own reads (own_walks in this shell,
+# a line in own-walks for each read a background churner makes).
 snap stats
 walks0=$(tbl_get "$GM_TMP/stats" value name=walks)
 failed0=$(tbl_get "$GM_TMP/stats" value name=walks_failed)
+own_walks=0
+: >"$GM_TMP/own-walks"
+: >"$GM_TMP/proofs"
 
 # --- readers ---------------------------------------------------------------------
 # reader ID MODE: until $GM_TMP/stop (or the hard deadline), read every file:
 # MODE cat = one big read, dd = 61-byte reads (seq_file restarts mid-row).
-# Writes "walk-reads stats-reads bad" to r$ID.count; failures to reader-errors.
+# Writes "walk-reads stats-reads bad walk-opens" to r$ID.count (walk-opens:
+# every open of processes, buffers or devices, good or bad: one walk each);
+# failures to reader-errors.
 reader() {
-	_id=$1 _mode=$2 _n=0 _ns=0 _bad=0
+	_id=$1 _mode=$2 _n=0 _ns=0 _bad=0 _a=0
 	_o=$GM_TMP/r$_id.out _e=$GM_TMP/r$_id.err
 	_hard=$((DEADLINE + 60))
 	while [ ! -e "$GM_TMP/stop" ] && [ -d "$GM_TMP" ] && [ "$(date +%s)" -lt "$_hard" ]; do
 		for _f in processes buffers devices stats; do
+			[ "$_f" = stats ] || _a=$((_a + 1))
 			if [ "$_mode" = dd ]; then
 				dd if="$GM_DEBUGFS/$_f" of="$_o" bs=61 2>"$_e"
 			else
@@ -103,7 +117,7 @@ reader() {
 			fi
 		done
 	done
-	echo "$_n $_ns $_bad" >"$GM_TMP/r$_id.count"
+	echo "$_n $_ns $_bad $_a" >"$GM_TMP/r$_id.count"
 }
 
 # bgrun NAME CMD...: run a shell function in the background (pid in bg_NAME),
@@ -121,6 +135,22 @@ bgrun() {
 # once it is dead.
 note_pid() { echo "$1" >>"$GM_TMP/churn.pids"; }
 
+# prove_held OUT PID: the holding churner PID (helper output OUT) is listed
+# in processes with exactly the 16 buffers it printed (one walk, counted);
+# "ok" or why not goes to proofs.
+prove_held() {
+	_pc=$(out_card "$1") _pb=$(out_val "$1" TOTAL bytes) _pn=$(out_val "$1" TOTAL bos)
+	echo w >>"$GM_TMP/own-walks"
+	cat "$GM_DEBUGFS/processes" >"$GM_TMP/$1.proc" 2>/dev/null
+	# pid comm cgroup_id cgroup device vram gtt system other shared owned bos
+	_pr=$(awk -v p="$2" -v d="$_pc" '$1 == p && $5 == d { print $6 + $7 + $8 + $9, $10, $11, $12 }' "$GM_TMP/$1.proc")
+	if [ "$_pr" = "$_pb 0 $_pb $_pn" ]; then
+		echo "$ROUND $2 ok" >>"$GM_TMP/proofs"
+	else
+		echo "$ROUND $2 bad: pid $2 on ${_pc:-?}: bytes shared owned bos '$_pr', printed $_pb bytes in $_pn BOs" >>"$GM_TMP/proofs"
+	fi
+}
+
 # kill_churn TAG DRIVER KIND: KILLS allocators, SIGKILLed at varying points.
 kill_churn() {
 	_t=$1 _d=$2 _k=$3 _i=0
@@ -132,7 +162,13 @@ kill_churn() {
 		case $((_i % 3)) in
 		0) ;;				# at once: before or while opening the device
 		1) rsleep 10 ;;			# somewhere in open/allocate/hold
-		2) wait_ready "$_out" $_p 2>/dev/null; rsleep 20 ;;	# holding 16 BOs
+		2)				# holding 16 BOs: listed with them, then killed
+			if wait_ready "$_out" $_p 2>/dev/null; then
+				prove_held "$_out" $_p
+			else
+				echo "$ROUND $_p bad: holding churner $_p ($_d) never got READY: $(helper_why "$_out")" >>"$GM_TMP/proofs"
+			fi
+			rsleep 20 ;;
 		esac
 		kill -KILL $_p 2>/dev/null
 		wait $_p 2>/dev/null
@@ -200,9 +236,11 @@ bochs_unbind_bind() {
 	[ -z "$(bochs_card_now)" ] || tc_fail "round $ROUND: $bochs_pci still has a DRM card after unbind"
 	# The holder's file is on a device gpumem no longer tracks: no rows.
 	if [ -n "$_holder" ]; then
+		own_walks=$((own_walks + 1))
 		_r=$(pid_rows "$_holder")
 		[ "$_r" = 0 ] || tc_fail "round $ROUND: bochs holder $_holder has $_r processes rows after unbind"
 	fi
+	own_walks=$((own_walks + 1))
 	snap devices
 	_r=$(tbl_count "$GM_TMP/devices" unique="$bochs_pci")
 	[ "$_r" = 0 ] || tc_fail "round $ROUND: devices still lists $bochs_pci after unbind ($_r rows)"
@@ -280,8 +318,16 @@ while [ $i -le $READERS ]; do
 done
 log "readers stopped after $(($(date +%s) - T0))s"
 
-[ -n "$bochs_drv" ] && tc_num -eq "bochs unbind/bind cycles" "$bochs_cycles" "$rounds"
-[ -n "$vgem" ] && [ $vgem_mod = yes ] && tc_num -eq "vgem reloads" "$vgem_reloads" "$rounds"
+# The guest's bochs and vgem are modules (scripts/testkernel.config, Debian):
+# both are churned in every round.
+if [ -n "$bochs" ]; then
+	[ -n "$bochs_drv" ] || tc_fail "bochs $bochs_pci: no writable bind/unbind in its driver directory"
+	tc_num -eq "bochs unbind/bind cycles" "$bochs_cycles" "$rounds"
+fi
+if [ -n "$vgem" ]; then
+	[ $vgem_mod = yes ] || tc_fail "vgem is not a loaded module: it cannot be reloaded"
+	tc_num -eq "vgem reloads" "$vgem_reloads" "$rounds"
+fi
 kills=$(cat "$GM_TMP"/kills-* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 primes=$(cat "$GM_TMP"/primes-* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 tc_num -ge "processes SIGKILLed" "$kills" 1
@@ -290,14 +336,14 @@ tc_end
 
 # --- every read succeeded ----------------------------------------------------------------
 tc_begin churn-readers
-reads=0
+reads=0 opens=0 counted=0
 i=1
 while [ $i -le $READERS ]; do
-	if read -r n ns bad <"$GM_TMP/r$i.count" 2>/dev/null; then
-		log "  reader $i: $n walk reads, $ns stats reads, $bad bad"
+	if read -r n ns bad a <"$GM_TMP/r$i.count" 2>/dev/null; then
+		log "  reader $i: $n walk reads, $ns stats reads, $bad bad, $a opens of walking files"
 		tc_num -gt "reader $i walk reads" "$n" 0
 		tc_num -gt "reader $i stats reads" "$ns" 0
-		reads=$((reads + n))
+		reads=$((reads + n)) opens=$((opens + $(num "$a"))) counted=$((counted + 1))
 	else
 		tc_fail "reader $i left no count (killed?)"
 	fi
@@ -309,13 +355,18 @@ if [ -s "$GM_TMP/reader-errors" ]; then
 fi
 tc_end
 
-# --- stats: every successful read was one walk, none failed ----------------------------------
+# --- stats: every open was one walk, none failed ----------------------------------------------
+# Exactly: each reader open of processes, buffers or devices, plus this
+# script's own reads (bochs cycles, the holding churners' proofs); stats
+# itself walks nothing.
 tc_begin churn-stats
 snap stats
 walks1=$(tbl_get "$GM_TMP/stats" value name=walks)
 failed1=$(tbl_get "$GM_TMP/stats" value name=walks_failed)
-# Our own snaps (devices, stats) walk too: at least one walk per reader read.
-tc_num -ge "walks during the churn" "$(($(num "$walks1") - $(num "$walks0")))" "$reads"
+own=$((own_walks + $(wc -l <"$GM_TMP/own-walks")))
+[ "$counted" = "$READERS" ] || tc_fail "only $counted of $READERS readers left their counts"
+tc_eq "walks + failed walks during the churn ($opens reader opens + $own own reads)" \
+	"$(($(num "$walks1") - $(num "$walks0") + $(num "$failed1") - $(num "$failed0")))" "$((opens + own))"
 tc_eq "walks_failed during the churn" "$(($(num "$failed1") - $(num "$failed0")))" 0
 tc_end
 
@@ -339,9 +390,12 @@ if [ -n "$bochs" ]; then
 		cap=$(tbl_get "$GM_TMP/devices" capacity device="$bochs" region=vram)
 		tc_eq "$bochs vram capacity (BAR0)" "$cap" "$(pci_bar_size "$bochs" 0)"
 		tc_eq "$bochs vram capacity as before the churn" "$cap" "$bochs_cap_before"
-		used=$(tbl_get "$GM_TMP/devices" used device="$bochs" region=vram)
-		free=$(tbl_get "$GM_TMP/devices" free device="$bochs" region=vram)
-		tc_eq "$bochs used+free" "$(($(num "$used") + $(num "$free")))" "$cap"
+		# The rebound bochs holds its fbdev buffer in VRAM as before the
+		# churn, and nothing of the killed holders (their dumb buffers
+		# were never in VRAM, and their device is gone).
+		bused() { [ "$(dev_field "$bochs" vram used)" = "$bochs_used_before" ]; }
+		wait_until 10 bused ||
+			tc_fail "$bochs vram used is $(dev_field "$bochs" vram used), $bochs_used_before before the churn"
 	fi
 fi
 if [ -n "$vgem" ]; then
@@ -350,8 +404,16 @@ if [ -n "$vgem" ]; then
 fi
 tc_end
 
-# --- no row for a dead churned pid -----------------------------------------------------------
+# --- listed while holding, no row once dead ----------------------------------------------------
+# Every third allocator of a kill churn (i % 3 == 2) was checked right before
+# its SIGKILL: listed with exactly its 16 buffers. All of them, and every
+# other churned pid, must be gone now.
 tc_begin churn-dead-pids
+holders=$(cat "$GM_TMP"/kills-* 2>/dev/null | awk '{ s += int($1 / 3) } END { print s + 0 }')
+bad=$(grep -c ' bad: ' "$GM_TMP/proofs")
+[ "$bad" = 0 ] || tc_fail "$bad holding churners not listed with their buffers: $(grep ' bad: ' "$GM_TMP/proofs" | head -n 3 | cut -d' ' -f3- | tr '\n' ';')"
+tc_eq "holding churners listed with their 16 buffers before the kill" "$(grep -c ' ok$' "$GM_TMP/proofs")" "$holders"
+tc_num -gt "holding churners" "$holders" 0
 snap processes
 snap buffers
 # A pid reused by a live process (nothing of ours is left) is not checked.

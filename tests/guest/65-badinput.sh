@@ -1,18 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Bad input: an unknown module parameter is ignored with the kernel's one-line
-# "unknown parameter" warning and the module works; writes to the 0444
-# debugfs files fail (root bypasses the mode bits; the files have no write
-# operation) and leave them readable; a debugfs file held open across
-# "rmmod gpumem" either keeps the module loaded (debugfs holds a module
-# reference for open files) or fails cleanly; after rmmod the files are gone
-# and reading them fails. gpumem is loaded again at the end, whatever happened.
+# Bad input, one documented outcome each: an unknown module parameter is
+# ignored with the kernel's one-line "unknown parameter" warning and the
+# module works; writes to the 0444 debugfs files fail with EINVAL (root
+# bypasses the mode bits; the files have no write operation) and leave them
+# readable; a debugfs file held open keeps exactly one module reference, so
+# "rmmod gpumem" is refused with EWOULDBLOCK while it is open and the
+# snapshot taken at open() is still read in full; after rmmod the files are
+# gone (ENOENT). gpumem is loaded again at the end, whatever happened.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="badinput-write badinput-unknown-param badinput-open-across-rmmod badinput-after-rmmod"
 if ! grep -q '^gpumem ' /proc/modules; then
-	for t in $CASES; do skip "$t" "gpumem is not a loaded module here"; done
+	for t in $CASES; do fail "$t" "gpumem is not in /proc/modules (the guest's init loads it as a module)"; done
 	finish
 fi
 ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
@@ -24,12 +25,15 @@ load_gpumem() {
 	fi
 	wait_until 10 test -r "$GM_DEBUGFS/stats"
 }
-# Whatever happened, leave gpumem loaded for the tests after this one.
+# Whatever happened, leave gpumem loaded for the tests after this one (a
+# failure counts against the current case).
 ensure_loaded() {
 	grep -q '^gpumem ' /proc/modules && return 0
 	log "gpumem is not loaded: loading it again"
-	load_gpumem || fail badinput-reload "modprobe gpumem: $(cat "$GM_TMP/modprobe.err")"
+	load_gpumem || tc_fail "loading gpumem again: $(cat "$GM_TMP/modprobe.err")"
 }
+# refcnt: the module's reference count ("" when it is not loaded)
+refcnt() { cat /sys/module/gpumem/refcnt 2>/dev/null; }
 
 # mark NAME: a line in the kernel log; since NAME prints the log after it.
 mark() { echo "gpumem-test: 65-badinput $1 $$" >/dev/kmsg; }
@@ -52,6 +56,7 @@ for f in devices processes buffers stats; do
 	p=$GM_DEBUGFS/$f
 	tc_eq "$f mode" "$(stat -c %a "$p")" 444
 	# ">" opens O_WRONLY|O_TRUNC, ">>" O_APPEND; dd writes without truncating.
+	# The open succeeds (root), the write(2) fails: EINVAL, no write op.
 	if (echo garbage >"$p") 2>"$GM_TMP/w1.err"; then
 		tc_fail "echo >$f succeeded"
 	fi
@@ -61,6 +66,10 @@ for f in devices processes buffers stats; do
 	if printf 'x' | dd of="$p" bs=1 conv=notrunc 2>"$GM_TMP/w3.err"; then
 		tc_fail "dd of=$f succeeded"
 	fi
+	for w in 1 2 3; do
+		grep -q 'Invalid argument' "$GM_TMP/w$w.err" ||
+			tc_fail "$f write $w: not EINVAL: '$(_oneline "$(grep -v records "$GM_TMP/w$w.err")")'"
+	done
 	log "  $f: > says '$(_oneline "$(cat "$GM_TMP/w1.err")")'; >> says '$(_oneline "$(cat "$GM_TMP/w2.err")")'; dd says '$(_oneline "$(grep -v records "$GM_TMP/w3.err")")'"
 	readable "$f" || tc_fail "$f unreadable after the writes: $(cat "$GM_TMP/read.$f.err")"
 done
@@ -71,8 +80,11 @@ tc_end
 tc_begin badinput-unknown-param
 mark param
 if ! rmmod gpumem 2>"$GM_TMP/rmmod.err"; then
-	tc_fail "rmmod gpumem: $(cat "$GM_TMP/rmmod.err")"
+	why="rmmod gpumem: $(cat "$GM_TMP/rmmod.err")"
+	tc_fail "$why"
 	tc_end
+	# every later case starts from an rmmod
+	for t in badinput-open-across-rmmod badinput-after-rmmod; do fail "$t" "badinput-unknown-param: $why"; done
 	finish
 fi
 tc_eq "debugfs directory after rmmod" "$(ls -d "$GM_DEBUGFS" 2>/dev/null)" ""
@@ -94,38 +106,51 @@ ensure_loaded
 tc_end
 
 # --- a file held open across rmmod ------------------------------------------------------
-# debugfs takes a reference on the owner module of an open file's fops, so
-# rmmod must refuse while the file is open; should it not, reading the open
-# file must fail (debugfs: -EIO after removal), never reach freed module code.
+# debugfs takes a reference on the owner module of an open file's fops
+# (full_proxy_open -> fops_get): refcnt is one higher while the file is
+# open, and rmmod (busybox: O_NONBLOCK) is refused with EWOULDBLOCK; the
+# snapshot taken at open() is still read in full (a helper's row with its
+# exact buffers, although the helper exited after the open); once the file
+# is closed the reference is gone and rmmod succeeds.
 tc_begin badinput-open-across-rmmod
+h_pid=""
+spawn h alloc -d vgem -k dumb -n 2 -s 1M -c gm-bad-hold || tc_fail "helper: $(helper_why h)"
 mark open
+r0=$(refcnt)
 # (A failed redirection of exec would end the script: try it in a subshell first.)
 if (exec 3<"$GM_DEBUGFS/processes") 2>/dev/null && exec 3<"$GM_DEBUGFS/processes"; then
 	IFS= read -r hdr <&3
 	tc_eq "header read from the open file" "$hdr" "$GM_HDR_processes"
+	tc_eq "module refcnt with the file open (before: $r0)" "$(refcnt)" "$(($(num "$r0") + 1))"
 	if rmmod gpumem 2>"$GM_TMP/rmmod-open.err"; then
-		log "  rmmod succeeded with the file open"
-		if cat <&3 >"$GM_TMP/rest" 2>"$GM_TMP/rest.err"; then
-			log "  reading the open file after rmmod: $(wc -l <"$GM_TMP/rest" | tr -d ' ') lines, no error"
-		else
-			log "  reading the open file after rmmod failed: $(cat "$GM_TMP/rest.err")"
-		fi
+		tc_fail "rmmod succeeded with a debugfs file open"
+		cat <&3 >/dev/null 2>&1
 		exec 3<&-
-		tc_eq "debugfs directory after rmmod" "$(ls -d "$GM_DEBUGFS" 2>/dev/null)" ""
 	else
 		log "  rmmod refused while the file is open: $(_oneline "$(cat "$GM_TMP/rmmod-open.err")")"
+		grep -q 'Resource temporarily unavailable' "$GM_TMP/rmmod-open.err" ||
+			tc_fail "rmmod refused, but not with EWOULDBLOCK: $(cat "$GM_TMP/rmmod-open.err")"
 		tc_eq "module state while refused" "$(cat /sys/module/gpumem/initstate 2>/dev/null)" live
-		# The snapshot taken at open() is still printed in full.
+		# The snapshot taken at open() is still printed in full, with
+		# the helper that has exited since.
+		stop h
 		cat <&3 >"$GM_TMP/rest" 2>"$GM_TMP/rest.err" || tc_fail "reading the rest: $(cat "$GM_TMP/rest.err")"
 		bad=$(awk 'NF != 12 { print "line " NR ": " $0; exit }' "$GM_TMP/rest")
 		tc_eq "rows after the refused rmmod" "$bad" ""
+		# vram gtt system other shared owned bos
+		tc_eq "the exited helper's row in the snapshot" \
+			"$(awk -v p="${h_pid:-x}" '$1 == p { print $2, $6, $7, $8, $9, $10, $11, $12 }' "$GM_TMP/rest")" \
+			"gm-bad-hold 0 0 $((2 * MiB)) 0 0 $((2 * MiB)) 2"
 		exec 3<&-
+		tc_eq "module refcnt once the file is closed" "$(refcnt)" "$r0"
 		rmmod gpumem 2>"$GM_TMP/rmmod-open.err" ||
 			tc_fail "rmmod after closing the file: $(cat "$GM_TMP/rmmod-open.err")"
 	fi
+	tc_eq "debugfs directory after rmmod" "$(ls -d "$GM_DEBUGFS" 2>/dev/null)" ""
 else
 	tc_fail "cannot open $GM_DEBUGFS/processes"
 fi
+[ -n "$h_pid" ] && _alive "$h_pid" && stop h
 tc_eq "kernel reports" "$(since open | splats)" ""
 tc_end
 
@@ -141,6 +166,8 @@ for f in devices processes buffers stats; do
 		tc_fail "reading $f after rmmod succeeded ($(wc -c <"$GM_TMP/gone" | tr -d ' ') bytes)"
 	else
 		log "  $f after rmmod: $(_oneline "$(cat "$GM_TMP/gone.err")")"
+		grep -q 'No such file or directory' "$GM_TMP/gone.err" ||
+			tc_fail "reading $f after rmmod: not ENOENT: $(_oneline "$(cat "$GM_TMP/gone.err")")"
 		tc_eq "$f output after rmmod" "$(wc -c <"$GM_TMP/gone" | tr -d ' ')" 0
 	fi
 done

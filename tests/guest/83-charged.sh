@@ -10,14 +10,15 @@
 #                          the importer keeps it (then: held view only);
 #   charged-lastclose      what a driver allocates when a process closes a
 #                          card (qxl console and release buffers, a bochs
-#                          console pinned to VRAM) does not stay with it.
+#                          console pinned to VRAM) is seen charged to it
+#                          right after, and does not stay with it.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="charged-alloc-free charged-shared-exit charged-lastclose"
 qxl=$(card_of qxl)
 if [ -z "$qxl" ]; then
-	for t in $CASES; do skip "$t" "no qxl card"; done
+	for t in $CASES; do fail "$t" "no qxl card in this guest (run-guest.sh attaches qxl-vga)"; done
 	finish
 fi
 
@@ -75,11 +76,27 @@ tc_end
 tc_begin charged-lastclose
 # `gpumem-alloc list` opens and closes every card: the last close of qxl and
 # bochs makes their drivers allocate or pin console buffers in its context.
-sh -c 'echo $$ >"$1"; exec "$2" list' sh "$GM_TMP/list.pid" "$GM_ALLOC" >"$GM_TMP/list.out" 2>&1
-lp=$(cat "$GM_TMP/list.pid")
-log "  rows of the lister $lp right after: $(snap charged; tbl_count "$GM_TMP/charged" pid="$lp")"
-wait_until 10 no_rows "$lp" ||
-	tc_fail "charged: pid $lp (exited) still has rows 10 s later: $(awk -v p="$lp" '$1 == p' "$GM_TMP/charged" | tr '\n' ';')"
+# Whether qxl allocates anything depends on what it still has (a release
+# buffer with room left, the console surface of an earlier close): a lister
+# with no row right after its exit proves nothing, so up to 5 listers run
+# until one is seen charged; its rows must then leave (no handle reaches
+# those buffers: gone from the process's counters after 2 s).
+lp="" charged_lp="" k=0
+while [ $k -lt 5 ] && [ -z "$charged_lp" ]; do
+	k=$((k + 1))
+	sh -c 'echo $$ >"$1"; exec "$2" list' sh "$GM_TMP/list.pid" "$GM_ALLOC" >"$GM_TMP/list.out" 2>&1
+	lp=$(cat "$GM_TMP/list.pid")
+	snap charged
+	rows=$(tbl_get "$GM_TMP/charged" - pid="$lp")
+	log "  lister $k (pid $lp), right after its exit: $(_oneline "${rows:-no rows}")"
+	[ -n "$rows" ] && charged_lp=$lp
+done
+if [ -z "$charged_lp" ]; then
+	tc_fail "none of $k listers was charged for its last close: nothing seen that could leave"
+else
+	wait_until 10 no_rows "$charged_lp" ||
+		tc_fail "charged: pid $charged_lp (exited) still has rows 10 s later: $(awk -v p="$charged_lp" '$1 == p' "$GM_TMP/charged" | tr '\n' ';')"
+fi
 tc_end
 
 finish

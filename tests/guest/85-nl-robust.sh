@@ -16,11 +16,17 @@
 require_gpumem
 
 FUZZ=$GM_BIN/nl-fuzz
-CATS=$("$FUZZ" list 2>/dev/null | awk 'c { print $1 } /^categories:/ { c = 1 }')
-if [ ! -x "$FUZZ" ] || [ -z "$CATS" ]; then
-	skip nl-robust "$FUZZ missing (make -C tests/guest)"
+# The categories this script reports (tests/manifest); nl-fuzz must list
+# exactly these.
+CATS="unknown-cmd op-mode truncated-hdr reserved-hdr bad-nlflags wrong-len
+empty-payload string-for-int unknown-attr unsupported-attr nested
+out-of-range missing-attr no-device no-cgroup oversize garbage"
+CASES="$(for c in $CATS; do printf 'nl-robust-%s ' "$c"; done)nl-robust-after nl-robust-no-pointers nl-robust-leak"
+if [ ! -x "$FUZZ" ]; then
+	for t in $CASES; do fail "$t" "$FUZZ missing (make -C tests/guest)"; done
 	finish
 fi
+listed=$("$FUZZ" list 2>/dev/null | awk 'c { print $1 } /^categories:/ { c = 1 }' | sort | tr '\n' ' ')
 
 count=3000 tmo=10 leakn=1000
 case $(uname -r) in
@@ -28,11 +34,18 @@ case $(uname -r) in
 esac
 seed=${GM_NL_SEED:-$(($(date +%s) % 1000000007))}
 
-# Something for the proc and buf dumps to list: vgem (and qxl VRAM) buffers.
+# Something for the proc and buf dumps to list: vgem and qxl VRAM buffers.
 vgem=$(card_of vgem)
 qxl=$(card_of qxl)
-[ -n "$vgem" ] && spawn v alloc -d vgem -k dumb -n 4 -s 64K -c gm-nl-vgem
-[ -n "$qxl" ] && spawn q alloc -d qxl -k vram -n 2 -s 1M -c gm-nl-qxl
+helpers_bad=""
+[ -n "$vgem" ] || helpers_bad="no vgem card;"
+[ -n "$qxl" ] || helpers_bad="$helpers_bad no qxl card;"
+if [ -n "$vgem" ] && ! spawn v alloc -d vgem -k dumb -n 4 -s 64K -c gm-nl-vgem; then
+	helpers_bad="$helpers_bad vgem helper: $(helper_why v);"
+fi
+if [ -n "$qxl" ] && ! spawn q alloc -d qxl -k vram -n 2 -s 1M -c gm-nl-qxl; then
+	helpers_bad="$helpers_bad qxl helper: $(helper_why q);"
+fi
 
 # --- every malformed request is refused -----------------------------------------
 # Before 6.2 the netlink core drops the extack of a dump's .start (struct
@@ -46,21 +59,33 @@ start=$(date +%s)
 rc=$?
 log "nl-fuzz: exit $rc after $(($(date +%s) - start)) s (seed $seed)"
 sed 's/^/#   /' "$GM_TMP/fuzz.out" "$GM_TMP/fuzz.err"
-if ! grep -q '^RESULT ' "$GM_TMP/fuzz.out"; then
-	fail nl-robust "nl-fuzz did not finish (exit $rc, seed $seed): $(tail -n 2 "$GM_TMP/fuzz.err")"
-fi
+finished=yes
+grep -q '^RESULT ' "$GM_TMP/fuzz.out" || finished="nl-fuzz did not finish (exit $rc, seed $seed): $(tail -n 2 "$GM_TMP/fuzz.err" | tr '\n' ' ')"
+# The verdict is recomputed here from the counts, not taken from nl-fuzz:
+# at least one request sent, every one refused with an error (never an ACK,
+# a dump, silence or a receive error), and where the category needs an
+# extended-ack message, none without one.
 for c in $CATS; do
+	tc_begin "nl-robust-$c"
 	line=$(grep "^CAT $c " "$GM_TMP/fuzz.out")
 	if [ -z "$line" ]; then
-		fail "nl-robust-$c" "no result (seed $seed)"
+		tc_fail "no result (seed $seed)${finished#yes}"
+		tc_end
 		continue
 	fi
 	counts=$(echo "$line" | cut -d' ' -f4-13)
-	case $line in
-	*verdict=pass) pass "nl-robust-$c" ;;
-	*) fail "nl-robust-$c" "$counts; $(grep "^BAD $c " "$GM_TMP/fuzz.out" | head -n 3 |
-		cut -d' ' -f4- | tr '\n' ';') seed $seed" ;;
-	esac
+	# cval KEY: KEY=value of the CAT line
+	cval() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+	sent=$(cval sent)
+	tc_num -gt "requests sent" "$sent" 0
+	tc_eq "requests refused with an error" "$(cval errors)" "$sent"
+	tc_eq "ACKs, successful dumps, timeouts, receive errors, data replies" \
+		"$(cval ok) $(cval timeout) $(cval io) $(cval data)" "0 0 0 0"
+	[ "$(cval need)" = none ] || tc_eq "refusals without an extended-ack message" "$(cval nomsg)" 0
+	tc_eq "nl-fuzz's own verdict" "$(cval verdict)" pass
+	if grep -q "^BAD $c " "$GM_TMP/fuzz.out"; then
+		tc_fail "first refusals nl-fuzz found wrong (seed $seed): $(grep "^BAD $c " "$GM_TMP/fuzz.out" | head -n 3 | cut -d' ' -f4- | tr '\n' ';')"
+	fi
 	case $line in
 	*need=none*nomsg=0\ *) ;;
 	*need=none*) log "  $c: the kernel gave no extack message ($counts)" ;;
@@ -69,6 +94,7 @@ for c in $CATS; do
 	*startnomsg=0\ *) ;;
 	*) log "  $c: dumps refused by .start without a message (kernel $(uname -r) drops it): $counts" ;;
 	esac
+	tc_end
 done
 
 # --- the family still answers, and right ----------------------------------------
@@ -81,6 +107,7 @@ awk 'NR > 1 { print $1, $2 }' "$GM_TMP/devices" | sort -u >"$GM_TMP/dev.dbg"
 tc_eq "devices in the dump" "$(wc -l <"$GM_TMP/dev.nl" | tr -d ' ')" "$(wc -l <"$GM_TMP/dev.dbg" | tr -d ' ')"
 tc_eq "devices (name driver)" "$(tr '\n' ' ' <"$GM_TMP/dev.nl")" "$(tr '\n' ' ' <"$GM_TMP/dev.dbg")"
 tc_eq "ids that are not the N of cardN" "$(awk '$1 == "DEV" && "card" $2 != $3' "$GM_TMP/dev.out")" ""
+tc_eq "categories nl-fuzz lists" "$listed" "$(echo "$CATS" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')"
 tc_end
 
 # --- no kernel pointers in valid replies ----------------------------------------
@@ -91,16 +118,20 @@ grep -v '^DEV \|^PROC \|^CPROC ' "$GM_TMP/scan.out" | sed 's/^/#   /'
 tc_eq "nl-fuzz scan exit" "$rc" 0
 tc_eq "values that look like kernel addresses" "$(grep '^PTR ' "$GM_TMP/scan.out" | head -n 5)" ""
 tc_eq "valid requests that failed" "$(grep '^ERROR ' "$GM_TMP/scan.out" | head -n 5)" ""
-for p in ${v_pid:-} ${q_pid:-}; do
-	tc_num -ge "proc-get rows (held view) of helper $p" "$(awk -v p="$p" '$1 == "PROC" && $2 == p' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
-done
+[ -z "$helpers_bad" ] || tc_fail "helpers:$helpers_bad"
+# Each helper holds buffers on its own card only: one held-view row each,
+# on that card.
+tc_eq "proc-get rows (held view) of the vgem helper ${v_pid:-?}: devices" \
+	"$(awk -v p="${v_pid:-x}" '$1 == "PROC" && $2 == p { print $3 }' "$GM_TMP/scan.out" | tr '\n' ' ')" "${vgem#card} "
+tc_eq "proc-get rows (held view) of the qxl helper ${q_pid:-?}: devices" \
+	"$(awk -v p="${q_pid:-x}" '$1 == "PROC" && $2 == p { print $3 }' "$GM_TMP/scan.out" | tr '\n' ' ')" "${qxl#card} "
 # the charged view counts hooked (TTM VRAM/GTT) placements: qxl, not vgem
 # (a helper that looked at the qxl card may carry qxl's last-close buffers
 # for 2 s: only rows on the helper's own device count here)
-[ -n "${q_pid:-}" ] && tc_eq "proc-get rows (charged view) of the qxl helper on qxl" \
-	"$(awk -v p="$q_pid" -v d="${qxl#card}" '$1 == "CPROC" && $2 == p && $3 == d' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
-[ -n "${v_pid:-}" ] && tc_eq "proc-get rows (charged view) of the vgem helper on vgem" \
-	"$(awk -v p="$v_pid" -v d="${vgem#card}" '$1 == "CPROC" && $2 == p && $3 == d' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 0
+tc_eq "proc-get rows (charged view) of the qxl helper on qxl" \
+	"$(awk -v p="${q_pid:-x}" -v d="${qxl#card}" '$1 == "CPROC" && $2 == p && $3 == d' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 1
+tc_eq "proc-get rows (charged view) of the vgem helper on vgem" \
+	"$(awk -v p="${v_pid:-x}" -v d="${vgem#card}" '$1 == "CPROC" && $2 == p && $3 == d' "$GM_TMP/scan.out" | wc -l | tr -d ' ')" 0
 tc_num -ge "8-byte windows scanned" "$(sed -n 's/^SCAN .*windows=\([0-9]*\).*/\1/p' "$GM_TMP/scan.out")" 10
 tc_end
 

@@ -231,6 +231,16 @@ else
 	tc_eq "limit set as uid $CTL_UID: exit" "$rc" 4
 	grep -q "Operation not permitted" "$GM_TMP/u.err" ||
 		tc_fail "limit set: no EPERM message: '$(_oneline "$(cat "$GM_TMP/u.err")")'"
+	# the same scenarios as the CLI's unit tests against the fake kernel,
+	# whose permissions come from the spec (scripts/gen-perms.py)
+	ctl limit set "$CG" --max 8M
+	as_user limit get "$CG"
+	tc_eq "limit get as uid $CTL_UID: exit" "$rc" 0
+	as_user limit clear "$CG"
+	tc_eq "limit clear as uid $CTL_UID: exit" "$rc" 4
+	ctl limit get "$CG" --json
+	tc_eq "the limit after the refused clear" "$(jget max <"$GM_TMP/c.out")" $((8 * MiB))
+	ctl limit clear "$CG"
 	as_user cgroups --json
 	tc_eq "cgroups as uid $CTL_UID: exit" "$rc" 0
 	as_user watch --timeout 2

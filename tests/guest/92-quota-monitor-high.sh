@@ -38,22 +38,17 @@ tc_end
 
 # Every placement beyond max is reported, also several of one process.
 tc_begin quota-monitor-each
-if [ "$QTEST" = yes ]; then
-	tc_skip "narrowed on the test kernel (same path as quota-monitor)"
-else
-	m0=$(w_mark)
-	hold_in "$A" a3 -n 3 -s 1M -c gm-q-m3 || tc_fail "helper: $(helper_why a3)"
-	tc_eq "a3 got/denied" "$(out_total a3 ok) $(out_total a3 denied)" "3 0"
-	tc_eq "denied counter" "$(q_get /gpumem-q-mon all denied)" 3
-	w_since "$m0"
-	tc_eq "events" "$(echo "$ev" | grep -c .)" 2
-	tc_eq "their usage" "$(echo "$ev" | while IFS= read -r l; do echo "$l" | jget usage; done | tr '\n' ' ')" \
-		"$X $((5 * MiB)) "
-	tc_eq "all allowed" "$(echo "$ev" | grep -c '"denied":false')" 2
-	stop a3
-	tc_end
-fi
-
+m0=$(w_mark)
+hold_in "$A" a3 -n 3 -s 1M -c gm-q-m3 || tc_fail "helper: $(helper_why a3)"
+tc_eq "a3 got/denied" "$(out_total a3 ok) $(out_total a3 denied)" "3 0"
+tc_eq "denied counter" "$(q_get /gpumem-q-mon all denied)" 3
+w_since "$m0"
+tc_eq "events" "$(echo "$ev" | grep -c .)" 2
+tc_eq "their usage" "$(echo "$ev" | while IFS= read -r l; do echo "$l" | jget usage; done | tr '\n' ' ')" \
+	"$X $((5 * MiB)) "
+tc_eq "all allowed" "$(echo "$ev" | grep -c '"denied":false')" 2
+stop a3
+tc_end
 tc_begin quota-high-crossed
 ctl_ok limit set "$A" --max 16M --high 4M --json
 tc_eq "limit set reply max/high/mode" \

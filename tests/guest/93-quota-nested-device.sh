@@ -89,8 +89,6 @@ other=$(card_of vgem)
 [ -n "$other" ] || other=$(card_of virtio_gpu)
 if [ -z "$other" ]; then
 	tc_skip "no second DRM device"
-elif [ "$QTEST" = yes ]; then
-	tc_skip "narrowed on the test kernel"
 else
 	ctl_ok limit clear "$D" --device "$qxl"
 	ctl_ok limit set "$D" --device "$other" --max 1M

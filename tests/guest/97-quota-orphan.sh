@@ -1,19 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Charges of buffers no GEM handle reaches (README, "Attribution rule" and
-# "Known limits"):
-# (1) A process that mmaps its buffers and closes their handles: 2 s later
-#     the charges move to the root and no longer count against its limit.
-# (2) The sweep that moves them also runs while other processes allocate.
+# A charge stays with its cgroup until the buffer is freed (README,
+# "Attribution rule"):
+# (1) A tenant that mmaps its buffers and closes their handles keeps paying
+#     for them: its usage stays, however long it waits, and it cannot
+#     allocate past its limit again; the charge goes when the mapping does.
+# (2) The same tenant in a loop (map, close, wait, allocate again) never gets
+#     more than its limit resident.
 # (3) The last close of a qxl file makes qxl allocate its console surface
-#     and release buffers in the closing task's context: those charges do not
-#     stay with the cgroup (at once when the process was killed: exiting
-#     tasks are never charged). Runs without the anchor the other quota tests
-#     keep open; skipped when another process holds a qxl file.
+#     and release buffers in the closing task's context: that charge stays
+#     with the cgroup (bounded, the driver's own), and nothing is charged at
+#     all when the process was killed (exiting tasks are never charged). Runs
+#     without the anchor the other quota tests keep open; skipped when
+#     another process holds a qxl file.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="quota-orphan-mmap-moved quota-orphan-sweep-under-load
+CASES="quota-orphan-mmap-stays quota-orphan-mmap-loop
 quota-lastclose-usage quota-lastclose-exiting"
 
 . "$(dirname "$0")/quota-lib.sh"
@@ -23,62 +26,54 @@ O=$GM_CGROOT/gpumem-q-orph
 O2=$GM_CGROOT/gpumem-q-orph2
 quota_setup "$L" "$O" "$O2"
 
-# README's rule: a buffer kept only through a CPU mapping after its last
-# handle is closed is reached by no handle: 2 s later its charge moves to the
-# root, so it no longer counts against O's limit.
-tc_begin quota-orphan-mmap-moved
+tc_begin quota-orphan-mmap-stays
 ctl_ok limit set "$O" --max 4M
 if spawn_cmd o1 sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
 	sh "$O" "$QA" orphan -n 4 -s 1M -t "$GM_HOLD" -c gm-q-orph1; then
 	tc_eq "mapped, handles closed" "$(out_total o1 ok)" 4
 	tc_eq "O usage" "$(q_get /gpumem-q-orph all usage)" $((4 * MiB))
-	ozero() { [ "$(q_get /gpumem-q-orph all usage)" = 0 ]; }
-	wait_until 10 ozero ||
-		tc_fail "O usage still $(q_get /gpumem-q-orph all usage) 10 s after the handles were closed"
-	# (not r0 + 4 MiB: qxl frees console buffers charged to the root meanwhile)
-	tc_num -ge "root usage (the moved 4 MiB included)" "$(cg_usage / all)" $((4 * MiB))
+	# the old sweep moved such charges away after 2 s: wait for two rounds
+	sleep 5
+	tc_eq "O usage 5 s later" "$(q_get /gpumem-q-orph all usage)" $((4 * MiB))
 	run_in "$O" o2 "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t 0 -c gm-q-orph2
-	tc_eq "1 MiB more in O once the mapped 4 MiB moved to the root: exit status" "$o2_rc" 0
+	tc_eq "1 MiB more in O (4 MiB mapped): exit status" "$o2_rc" 1
+	tc_eq "O usage after the denial" "$(q_get /gpumem-q-orph all usage)" $((4 * MiB))
+	tc_eq "O denied counter" "$(q_get /gpumem-q-orph all denied)" 1
 	stop o1
-	tc_eq "O usage after the process exits" "$(cg_usage /gpumem-q-orph all)" 0
+	tc_eq "O usage after the mapping process exits" "$(q_get /gpumem-q-orph all usage)" 0
 else
 	tc_fail "helper: $(helper_why o1)"
 fi
 tc_end
 
-# The sweep (what a buffer no handle reaches is moved to the root 2 s
-# later) must also run while other processes keep allocating. Without load
-# first: if a mapped buffer is not moved there, there is nothing to sweep.
-tc_begin quota-orphan-sweep-under-load
-o2zero() { [ "$(q_get /gpumem-q-orph2 all usage)" = 0 ]; }
-ctl_ok limit set "$O2" --max 64M
-if ! spawn_cmd s1 sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
-	sh "$O2" "$QA" orphan -n 1 -s 1M -t "$GM_HOLD" -c gm-q-sweep1; then
-	tc_fail "helper: $(helper_why s1)"
-	tc_end
-elif ! wait_until 8 o2zero; then
-	stop s1
-	tc_skip "a mapped buffer without a handle stays charged (nothing for the sweep to move)"
-else
-	log "without load: moved to the root"
-	stop s1
-	# a process in the root cgroup allocates and frees 64 KiB every 0.5 s
-	spawn_cmd churn sh -c 'echo READY $$; exec "$1" deny -n 80 -p 500000 -s 64K -c gm-q-churn' sh "$QA"
-	if spawn_cmd s2 sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
-		sh "$O2" "$QA" orphan -n 1 -s 1M -t "$GM_HOLD" -c gm-q-sweep2; then
-		tc_eq "charged at first" "$(q_get /gpumem-q-orph2 all usage)" "$MiB"
-		if ! wait_until 10 o2zero; then
-			tc_fail "still charged 10 s later while another process allocates every 0.5 s (without load it moved within 8 s)"
-			stop churn
-			wait_until 10 o2zero && log "moved to the root within 10 s once the other process stopped"
-		fi
-	else
-		tc_fail "helper: $(helper_why s2)"
+# Map-and-close in a loop: each round maps 2 MiB and closes the handles,
+# waits past the old 2 s sweep and tries again. With a 4 MiB limit the
+# third round is denied and the usage never exceeds 4 MiB.
+tc_begin quota-orphan-mmap-loop
+ctl_ok limit set "$O2" --max 4M
+r=0 loop_bad=""
+while [ $r -lt 3 ]; do
+	r=$((r + 1))
+	if ! spawn_cmd l$r sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
+		sh "$O2" "$QA" orphan -n 2 -s 1M -t "$GM_HOLD" -c gm-q-loop$r; then
+		loop_bad="$loop_bad round $r: helper did not start: $(helper_why l$r);"
+		continue
 	fi
-	stop churn
-	stop s2
-	tc_end
-fi
+	sleep 3
+	u=$(q_get /gpumem-q-orph2 all usage)
+	got=$(num "$(out_total l$r ok)")
+	log "round $r: got $got MiB, usage $u"
+	case $r in
+	1 | 2) [ "$got" = 2 ] || loop_bad="$loop_bad round $r: got $got MiB, want 2;" ;;
+	3) [ "$got" = 0 ] || loop_bad="$loop_bad round 3: got $got MiB past the limit;" ;;
+	esac
+	want=$((r < 3 ? r * 2 * MiB : 4 * MiB))
+	[ "$u" = "$want" ] || loop_bad="$loop_bad round $r: usage $u, want $want;"
+done
+[ -n "$loop_bad" ] && tc_fail "$loop_bad"
+for n in l1 l2 l3; do stop $n; done
+tc_eq "O2 usage once the mapping processes exited" "$(q_get /gpumem-q-orph2 all usage)" 0
+tc_end
 
 stop anchor
 # Anyone else holding the qxl device open?
@@ -98,40 +93,56 @@ fi
 mark() { echo "gpumem-test: 97-quota-lastclose $1 $$" >/dev/kmsg; }
 since() { dmesg | sed -n "/gpumem-test: 97-quota-lastclose $1 $$/,\$p" | sed 1d; }
 
-# (A driver buffer allocated in a limited task's close() is charged and, at
-# the limit, denied like the task's own: README "Known limits". Only that it
-# does not stay charged is asserted, below.)
-ctl_ok limit set "$L" --max 2M
-run_in "$L" l1 "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t 0 -c gm-q-last1
-
-tc_begin quota-lastclose-usage
-zero() { [ "$(q_get /gpumem-q-last all usage)" = 0 ]; }
-u=$(q_get /gpumem-q-last all usage)
-log "usage right after the exit: $u"
-wait_until 10 zero || tc_fail "usage still $(q_get /gpumem-q-last all usage) 10 s after the process exited"
+# What qxl allocates in a limited task's last close is charged to that
+# task's cgroup, until qxl frees it (it frees the previous console buffers
+# on its own, a little later): bounded by what the driver allocates for its
+# console, and growing only with what qxl has not freed yet.
 ctl_ok limit set "$L" --max 64M
-run_in "$L" l2 "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t 0 -c gm-q-last2
-u=$(q_get /gpumem-q-last all usage)
-log "usage right after the exit (under 64 MiB): $u"
-wait_until 10 zero || tc_fail "usage still $(q_get /gpumem-q-last all usage) 10 s after the process exited (limit not reached)"
-# the same buffers leave the process's counters (the charged view) too
-l2_gone() { snap charged; [ "$(tbl_count "$GM_TMP/charged" pid="$l2_pid")" = 0 ]; }
-wait_until 10 l2_gone ||
-	tc_fail "charged view: pid $l2_pid still has $(tbl_get "$GM_TMP/charged" vram pid="$l2_pid") bytes 10 s after it exited"
+# settled: the usage once it has not changed for 2 s (at most 12 s)
+settled() {
+	_prev=$(num "$(q_get /gpumem-q-last all usage)") _same=0 _end=$(($(date +%s) + 12))
+	while [ "$_same" -lt 2 ] && [ "$(date +%s)" -lt "$_end" ]; do
+		sleep 1
+		_u=$(num "$(q_get /gpumem-q-last all usage)")
+		if [ "$_u" = "$_prev" ]; then _same=$((_same + 1)); else _same=0 _prev=$_u; fi
+	done
+	echo "$_prev"
+}
+tc_begin quota-lastclose-usage
+lc_bad=""
+k=0
+while [ $k -lt 3 ]; do
+	k=$((k + 1))
+	run_in "$L" lc$k "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t 0 -c gm-q-last$k
+	eval "rc=\$lc${k}_rc"
+	[ "$rc" = 0 ] || lc_bad="$lc_bad close $k: gpumem-alloc exited $rc;"
+	u=$(settled)
+	log "last close $k: usage settled at $u"
+	# qxl's console surface is 1024x768 at 32 bpp (3 MiB) plus release
+	# buffers; 6.1's qxl frees the previous ones only later, so after k
+	# closes up to k of them may still be charged.
+	[ "$u" -le $((k * 4 * MiB)) ] || lc_bad="$lc_bad close $k: usage $u is more than $k console(s);"
+done
+[ -n "$lc_bad" ] && tc_fail "$lc_bad"
+# the same buffers leave the process's counters (the charged view)
+l3_gone() { snap charged; [ "$(tbl_count "$GM_TMP/charged" pid="$lc3_pid")" = 0 ]; }
+wait_until 10 l3_gone ||
+	tc_fail "charged view: pid $lc3_pid still has $(tbl_get "$GM_TMP/charged" vram pid="$lc3_pid") bytes 10 s after it exited"
 tc_end
 
 # A process killed with its file open: the last close happens while it
 # exits, and exiting tasks are never charged.
 tc_begin quota-lastclose-exiting
-ctl_ok limit set "$L" --max 2M
+ctl_ok limit set "$L" --max 64M
 m0=$(w_mark)
 d0=$(q_get /gpumem-q-last all denied)
+u0=$(q_get /gpumem-q-last all usage)
 mark exiting
 if spawn_cmd k1 sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
 	sh "$L" "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 1M -t "$GM_HOLD" -c gm-q-kill1; then
 	kill -KILL "$k1_pid"
 	reap "$k1_pid" 10
-	tc_eq "usage right after the killed process is gone" "$(q_get /gpumem-q-last all usage)" 0
+	tc_num -le "usage right after the killed process is gone (before it ran: $u0)" "$(q_get /gpumem-q-last all usage)" "$u0"
 	w_since "$m0"
 	tc_eq "events against the cgroup" "$(echo "$ev" | grep -c '"cgroup":"/gpumem-q-last"')" 0
 	tc_eq "denied counter" "$(q_get /gpumem-q-last all denied)" "$d0"

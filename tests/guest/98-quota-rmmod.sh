@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="quota-rmmod quota-rmmod-alloc-after quota-rmmod-reload"
+CASES="quota-rmmod quota-rmmod-alloc-after quota-rmmod-reload quota-rmmod-under-load"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -89,6 +89,40 @@ if w_sync; then
 else
 	tc_fail "gpumemctl watch got no event after the reload: $(cat "$GM_TMP/w.err")"
 fi
+tc_end
+
+# rmmod while four processes allocate and free without a pause, two of
+# them in a limited cgroup: it ends within 30 s (the wait for the wrappers
+# in flight is finite), no allocation fails meanwhile, and they go on.
+tc_begin quota-rmmod-under-load
+ctl_ok limit set "$A" --max 64M
+i=0 ch=""
+while [ $i -lt 4 ]; do
+	cg=$GM_CGROOT
+	[ $i -lt 2 ] && cg=$A
+	sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$cg" \
+		"$QA" churn -n 10000000 -s 64K -c gm-q-rmch$i >"$GM_TMP/ch$i.out" 2>&1 8>&- &
+	ch="$ch $!"
+	GM_PIDS="$GM_PIDS $!"
+	i=$((i + 1))
+done
+sleep 1
+t0=$(date +%s)
+rmmod gpumem 2>"$GM_TMP/rmmod.err" || tc_fail "rmmod under load: $(cat "$GM_TMP/rmmod.err")"
+tc_num -le "seconds rmmod took under load" $(($(date +%s) - t0)) 30
+alive=0
+for p in $ch; do _alive "$p" && alive=$((alive + 1)); done
+tc_eq "allocating processes still running after rmmod" "$alive" 4
+sleep 1	# and they go on allocating without gpumem
+i=0
+for p in $ch; do
+	kill -TERM "$p" 2>/dev/null
+	reap "$p" 30
+	grep -q '^CHURN n=[1-9]' "$GM_TMP/ch$i.out" ||
+		tc_fail "allocating process $i: $(tail -n 2 "$GM_TMP/ch$i.out")"
+	i=$((i + 1))
+done
+load_gpumem || tc_fail "modprobe after rmmod under load: $(cat "$GM_TMP/modprobe.err")"
 tc_end
 
 "$CTL" limit clear "$SYNC" >/dev/null 2>&1

@@ -46,12 +46,25 @@ log() { echo "# $*"; }
 
 _oneline() { printf '%s' "$*" | tr '\n' ' '; }
 
-pass() { echo "GPUMEM-RESULT: PASS $GM_SERIES $1"; }
+# _result VERDICT NAME [WHY]: under the guest runner (GM_RESULT_FD=8) a line
+# on fd 8, the runner's own file for this script: the only way a result
+# reaches the host. The console copy is for people and counts for nothing.
+# Run by hand, a script prints its results on stdout.
+_result() {
+	_line="$1 $2${3:+: $(_oneline "$3")}"
+	if [ "${GM_RESULT_FD:-}" = 8 ]; then
+		echo "$_line" >&8
+		echo "# result: $_line"
+	else
+		echo "result: $_line"
+	fi
+}
+pass() { _result PASS "$1"; }
 fail() {
-	echo "GPUMEM-RESULT: FAIL $GM_SERIES $1: $(_oneline "${2:-no reason given}")"
+	_result FAIL "$1" "${2:-no reason given}"
 	GM_FAILS=$((GM_FAILS + 1))
 }
-skip() { echo "GPUMEM-RESULT: SKIP $GM_SERIES $1: $(_oneline "${2:-no reason given}")"; }
+skip() { _result SKIP "$1" "${2:-no reason given}"; }
 
 # A test case collects every failed check and reports once.
 tc_begin() { GM_TC=$1; GM_TC_WHY=""; log "case $1"; }
@@ -230,7 +243,8 @@ spawn_cmd() {
 	# see the READY line of an earlier helper of the same NAME before the
 	# child (slow to fork under KASAN) has truncated the file.
 	: >"$GM_TMP/$_n.out"
-	"$@" >"$GM_TMP/$_n.out" 2>&1 &
+	# 8>&-: a helper never holds the result descriptor.
+	"$@" >"$GM_TMP/$_n.out" 2>&1 8>&- &
 	_pid=$!
 	GM_PIDS="$GM_PIDS $_pid"
 	eval "${_n}_pid=$_pid"

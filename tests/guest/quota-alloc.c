@@ -11,8 +11,14 @@
  *       With -g: print ARMED, then wait until GOFILE exists before starting.
  *       Prints: DEVICE cardN / ARMED pid / BO i handle=H size=S (each success)
  *               / TOTAL ok=K denied=D bytes=B / READY pid / FREED
+ *   quota-alloc swarm -P PROCS [-n N] [-s SIZE] [-g GOFILE] [-c COMM]
+ *       fork PROCS processes, each with a file of its own on the device;
+ *       once all are ready (ARMED), each waits for GOFILE, tries N
+ *       allocations, frees them and exits. Prints: ARMED pid /
+ *       TOTAL ok=K denied=D bytes=B (all of them) / READY pid
  *   quota-alloc churn [-n N] [-s SIZE] [-c COMM]
- *       N x (create one BO, close its handle); any failure is fatal.
+ *       N x (create one BO, close its handle), or fewer until SIGTERM;
+ *       any failure is fatal.
  *       Prints: CHURN n=N total_ns=T median_ns=M p10_ns=.. p90_ns=..
  *   quota-alloc deny  [-n N] [-s SIZE] [-p PACE_US] [-o FILE] [-c COMM]
  *       N allocations that are expected to be denied (a success is closed
@@ -46,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -134,7 +141,7 @@ static uint64_t pct(const uint64_t *v, size_t n, unsigned int p)
 }
 
 struct opts {
-	uint64_t count, size, pace_us, hold;
+	uint64_t count, size, pace_us, hold, procs;
 	const char *go, *out, *driver;
 };
 
@@ -247,7 +254,7 @@ static int cmd_churn(int fd, const char *node, const struct opts *o)
 	if (!t)
 		die("out of memory");
 	start = now_ns();
-	for (i = 0; i < o->count; i++) {
+	for (i = 0; i < o->count && !stop_signal; i++) {
 		uint64_t t0 = now_ns();
 		uint32_t handle = 0;
 		int err = qxl_alloc(fd, o->size, &handle);
@@ -259,10 +266,9 @@ static int cmd_churn(int fd, const char *node, const struct opts *o)
 		t[i] = now_ns() - t0;
 	}
 	total = now_ns() - start;
-	qsort(t, o->count, sizeof(*t), cmp_u64);
+	qsort(t, i, sizeof(*t), cmp_u64);
 	printf("CHURN n=%" PRIu64 " total_ns=%" PRIu64 " median_ns=%" PRIu64 " p10_ns=%" PRIu64
-	       " p90_ns=%" PRIu64 "\n", o->count, total, pct(t, o->count, 50), pct(t, o->count, 10),
-	       pct(t, o->count, 90));
+	       " p90_ns=%" PRIu64 "\n", i, total, pct(t, i, 50), pct(t, i, 10), pct(t, i, 90));
 	free(t);
 	return 0;
 }
@@ -340,6 +346,77 @@ static long long quota_usage(const char *cgroup)
 	return usage;
 }
 
+/* One process of a swarm: its counts go to the parent through @wfd. */
+static void swarm_child(const struct opts *o, int wfd)
+{
+	uint64_t counts[2] = { 0, 0 }, i, n = 0;
+	uint32_t *h = calloc(o->count, sizeof(*h));
+	char node[32];
+	int fd = open_card("qxl", node, sizeof(node));
+
+	if (!h)
+		die("out of memory");
+	if (write(wfd, counts, 1) != 1)	/* one byte: ready */
+		die("swarm: write: %s", strerror(errno));
+	while (access(o->go, F_OK) && !stop_signal)
+		usleep(500);
+	for (i = 0; i < o->count && !stop_signal; i++) {
+		int err = qxl_alloc(fd, o->size, &h[n]);
+
+		if (!err)
+			n++;
+		else if (err == ENOMEM || err == ENOSPC)
+			counts[1]++;
+		else
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size, strerror(err));
+	}
+	counts[0] = n;
+	for (i = 0; i < n; i++)
+		qxl_free(fd, h[i]);
+	if (write(wfd, counts, sizeof(counts)) != sizeof(counts))
+		die("swarm: write: %s", strerror(errno));
+	_exit(0);
+}
+
+static int cmd_swarm(const struct opts *o)
+{
+	uint64_t ok = 0, denied = 0, i, counts[2];
+	char byte;
+	int p[2];
+
+	if (!o->procs || !o->go)
+		die("swarm needs -P PROCS and -g GOFILE");
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	for (i = 0; i < o->procs; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork: %s", strerror(errno));
+		if (!pid) {
+			close(p[0]);
+			swarm_child(o, p[1]);
+		}
+	}
+	close(p[1]);
+	for (i = 0; i < o->procs; i++)
+		if (read(p[0], &byte, 1) != 1)
+			die("swarm: a process died before it was ready");
+	printf("ARMED %d\n", (int)getpid());
+	fflush(stdout);
+	for (i = 0; i < o->procs; i++) {
+		if (read(p[0], counts, sizeof(counts)) != sizeof(counts))
+			die("swarm: a process died before it reported");
+		ok += counts[0];
+		denied += counts[1];
+	}
+	while (wait(NULL) > 0)
+		;
+	report_ready(ok, denied, o);
+	return 0;
+}
+
 static int cmd_sample(const struct opts *o)
 {
 	uint64_t n = 0, end = now_ns() + o->hold * 1000000000ull;
@@ -369,12 +446,13 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: quota-alloc hold|churn|deny|orphan|sample|anchor [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
+		die("usage: quota-alloc hold|swarm|churn|deny|orphan|sample|anchor [-P PROCS] [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
 		    "[-p PACE_US] [-o FILE] [-c COMM]");
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:s:g:t:p:o:c:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:g:t:p:o:c:d:P:")) != -1) {
 		switch (opt) {
+		case 'P': o.procs = parse_num(optarg, false); break;
 		case 'd': o.driver = optarg; break;
 		case 'n': o.count = parse_num(optarg, false); break;
 		case 's': o.size = parse_num(optarg, true); break;
@@ -403,6 +481,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "sample"))
 		return cmd_sample(&o);
+	if (!strcmp(cmd, "swarm"))
+		return cmd_swarm(&o);
 	fd = open_card(o.driver ? o.driver : "qxl", node, sizeof(node));
 	if (!strcmp(cmd, "anchor"))
 		return cmd_anchor(fd, node, &o);

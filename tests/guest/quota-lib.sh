@@ -4,13 +4,12 @@
 CTL=$GM_BIN/gpumemctl
 QA=$GM_BIN/quota-alloc
 GM_HDR_quotas="cgroup_id cgroup device region max high mode usage denied"
-QTEST=no
-case $(uname -r) in *gpumem-test*) QTEST=yes ;; esac
 SYNC=$GM_CGROOT/gpumem-q-sync
 
 # tc_begin as in lib.sh, with the time (the test kernel is slow: where does it go?)
 tc_begin() { GM_TC=$1; GM_TC_WHY=""; log "case $1 (uptime $(cut -d' ' -f1 /proc/uptime))"; }
-skip_all() { for _t in $CASES; do skip "$_t" "$1"; done; finish; }
+# fail_all WHY: the common setup failed: every case of the script fails.
+fail_all() { for _t in $CASES; do fail "$_t" "setup: $1"; done; finish; }
 
 # jget KEY: KEY's value in the one-line JSON object on stdin (strings unquoted).
 jget() {
@@ -49,7 +48,7 @@ run_in() {
 	_cg=$1 _n=$2
 	shift 2
 	sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$_cg" "$@" \
-		>"$GM_TMP/$_n.out" 2>&1 &
+		>"$GM_TMP/$_n.out" 2>&1 8>&- &
 	_p=$!
 	eval "${_n}_pid=$_p"
 	GM_PIDS="$GM_PIDS $_p"
@@ -132,17 +131,17 @@ repeat() { _i=0; while [ $_i -lt "$1" ]; do printf '%s ' "$2"; _i=$((_i + 1)); d
 
 # Common setup: qxl, cgroup2, gpumemctl with limits, the anchor, $SYNC.
 quota_setup() {
-	[ -r "$GM_CGROOT/cgroup.controllers" ] || skip_all "cgroup2 not mounted on $GM_CGROOT"
-	[ -x "$CTL" ] && [ -x "$QA" ] || skip_all "gpumemctl or quota-alloc missing in $GM_BIN"
-	"$CTL" help limit >/dev/null 2>&1 || skip_all "this gpumemctl has no 'limit' command"
-	[ -r "$GM_DEBUGFS/quotas" ] || skip_all "no $GM_DEBUGFS/quotas (gpumem without quotas)"
+	[ -r "$GM_CGROOT/cgroup.controllers" ] || fail_all "cgroup2 not mounted on $GM_CGROOT"
+	[ -x "$CTL" ] && [ -x "$QA" ] || fail_all "gpumemctl or quota-alloc missing in $GM_BIN"
+	"$CTL" help limit >/dev/null 2>&1 || fail_all "this gpumemctl has no 'limit' command"
+	[ -r "$GM_DEBUGFS/quotas" ] || fail_all "no $GM_DEBUGFS/quotas (gpumem without quotas)"
 	qxl=$(card_of qxl)
-	[ -n "$qxl" ] || skip_all "no qxl device in this guest"
-	spawn_cmd anchor "$QA" anchor -d qxl -t "$GM_HOLD" || skip_all "anchor failed: $(helper_why anchor)"
+	[ -n "$qxl" ] || fail_all "no qxl device in this guest"
+	spawn_cmd anchor "$QA" anchor -d qxl -t "$GM_HOLD" || fail_all "anchor failed: $(helper_why anchor)"
 	for _cg in "$@" "$SYNC"; do
 		rmdir "$_cg" 2>/dev/null
-		mkcgroup "$_cg" || skip_all "cannot create cgroup $_cg"
+		mkcgroup "$_cg" || fail_all "cannot create cgroup $_cg"
 	done
-	"$CTL" limit set "$SYNC" --max 1 >/dev/null 2>&1 || skip_all "cannot set a limit on $SYNC"
-	w_start || skip_all "gpumemctl watch --json got no event from the sync cgroup"
+	"$CTL" limit set "$SYNC" --max 1 >/dev/null 2>&1 || fail_all "cannot set a limit on $SYNC"
+	w_start || fail_all "gpumemctl watch --json got no event from the sync cgroup"
 }
