@@ -75,6 +75,12 @@ fi
 has_module_sources ||
 	die "no module sources (top-level Kbuild/Makefile + kmod/) in $top; set GPUMEM_NO_MODULE=1 to boot without gpumem"
 
+# One module build per series at a time: test.sh boots the test kernel in
+# two guests at once, and both start here (held until this script exits).
+mkdir -p "$bdir"
+exec 9>"$bdir.lock"
+flock 9
+
 key=$( { echo "series=$series kver=$kver build=$kbuild W=${W:-}";
 	sha256sum "$0";
 	src_files | (cd "$top" && xargs -r -d '\n' sha256sum); } | sha256sum | cut -c1-32)

@@ -186,6 +186,6 @@ fi
 
 mkdir -p "$(dirname "$outfile")"
 (cd "$tmp" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc --quiet --reproducible -R 0:0) | gzip -1 > "$outfile.tmp"
-mv "$outfile.tmp" "$outfile"
+	cpio --null -o -H newc --quiet --reproducible -R 0:0) | gzip -1 > "$outfile.tmp.$$"
+mv "$outfile.tmp.$$" "$outfile"	# two guests of one series may build it at once
 log "initramfs for $series ($kver): $outfile ($(du -h "$outfile" | cut -f1), ${#seen[@]} kernel modules)"
