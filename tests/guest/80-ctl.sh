@@ -12,7 +12,7 @@ CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-ps-json ctl-ps-charged ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json
 ctl-buffers-json ctl-stats ctl-tables ctl-top-notty"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
 	finish
 fi
 
@@ -140,7 +140,7 @@ if [ -n "$other" ] && spawn b alloc -d "$other" -k dumb -n 1 -s 1M -c 'gm ctl b'
 	pids="$pids $b_pid"
 fi
 if [ -z "$pids" ]; then
-	for t in $CASES; do skip "$t" "no helper could allocate (qxl: ${qxl:-none}, other: ${other:-none})"; done
+	for t in $CASES; do fail "$t" "no helper could allocate (qxl: ${qxl:-none}, other: ${other:-none})"; done
 	finish
 fi
 first=${pids# }
@@ -174,7 +174,7 @@ tc_end
 # --- ps --json (the charged view) == charged, and == the walk for the qxl helper ---
 tc_begin ctl-ps-charged
 if [ -z "${a_pid:-}" ]; then
-	tc_skip "no qxl helper"
+	tc_fail "no qxl helper"; tc_end
 else
 	snap charged
 	ctl psc ps --json
@@ -246,9 +246,9 @@ tc_begin ctl-ps-filter-cgroup
 CG=$GM_CGROOT/gpumem-ctl-test
 rmdir "$CG/sub" "$CG" 2>/dev/null
 if [ ! -r "$GM_CGROOT/cgroup.controllers" ]; then
-	tc_skip "cgroup2 not mounted on $GM_CGROOT"
+	tc_fail "cgroup2 not mounted on $GM_CGROOT"; tc_end
 elif ! mkcgroup "$CG" || ! mkcgroup "$CG/sub"; then
-	tc_skip "cannot create $CG"
+	tc_fail "cannot create $CG"; tc_end
 elif ! spawn_in_cgroup "$CG/sub" c alloc -d "${other:-qxl}" -k "$([ -n "$other" ] && echo dumb || echo vram)" \
 	-n 1 -s 1M -c gm-ctl-cg; then
 	tc_fail "helper in $CG/sub failed: $(helper_why c)"

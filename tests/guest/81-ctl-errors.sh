@@ -11,7 +11,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 if [ ! -x "$CTL" ]; then
 	for t in ctl-bad-args ctl-nonroot-eperm ctl-nonroot-read; do
-		skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"
+		fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"
 	done
 	finish
 fi
@@ -105,7 +105,7 @@ as_user() {
 
 if ! su -s /bin/sh "$CTL_USER" -c 'test "$(id -u)" != 0' 2>"$GM_TMP/su.err"; then
 	for t in ctl-nonroot-eperm ctl-nonroot-read; do
-		skip "$t" "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"
+		fail "$t" "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"
 	done
 	finish
 fi

@@ -10,7 +10,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-prom-format ctl-prom-values ctl-prom-escaping ctl-prom-file"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
 	finish
 fi
 
@@ -108,7 +108,7 @@ done
 kind=dumb
 [ "$drv" = qxl ] && kind=vram
 if [ -z "$drv" ] || ! spawn a alloc -d "$drv" -k "$kind" -n 2 -s 1M -c gm-prom; then
-	for t in $CASES; do skip "$t" "no helper could allocate (driver: ${drv:-none})"; done
+	for t in $CASES; do fail "$t" "no helper could allocate (driver: ${drv:-none})"; done
 	finish
 fi
 card=$(out_card a)

@@ -17,7 +17,7 @@ YNL=${GM_YNL:-/opt/ynl}
 CASES="ynl-dev-get-dump ynl-dev-get-do ynl-dev-get-error ynl-proc-get-view"
 if [ ! -x "$PY" ] || [ ! -e "$YNL/cli.py" ] || [ ! -e "$YNL/gpumem.yaml" ]; then
 	for t in $CASES; do
-		skip "$t" "no python3 / YNL CLI in the initramfs ($PY, $YNL/cli.py; scripts/mkinitramfs.sh adds them unless GPUMEM_GUEST_PYTHON=0 or the test kernel's tools/net/ynl is missing)"
+		fail "$t" "no python3 / YNL CLI in the initramfs ($PY, $YNL/cli.py; scripts/mkinitramfs.sh adds them unless GPUMEM_GUEST_PYTHON=0 or the test kernel's tools/net/ynl is missing)"
 	done
 	finish
 fi

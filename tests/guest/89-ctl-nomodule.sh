@@ -11,11 +11,11 @@ require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 if [ ! -x "$CTL" ]; then
-	skip ctl-nomodule "$CTL missing (copy userspace/gpumemctl-static there)"
+	fail ctl-nomodule "$CTL missing (copy userspace/gpumemctl-static there)"
 	finish
 fi
 if ! grep -q '^gpumem ' /proc/modules; then
-	skip ctl-nomodule "gpumem is not a loaded module here"
+	fail ctl-nomodule "gpumem is not a loaded module here"
 	finish
 fi
 ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)

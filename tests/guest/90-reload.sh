@@ -7,7 +7,7 @@
 require_gpumem
 
 if ! grep -q '^gpumem ' /proc/modules; then
-	skip reload "gpumem is not a loaded module here"
+	fail reload "gpumem is not a loaded module here"
 	finish
 fi
 # Where to load it from if modprobe cannot (e.g. no depmod in this initramfs).
@@ -28,7 +28,7 @@ for d in qxl vgem virtio_gpu; do
 	fi
 done
 if [ -z "$started" ]; then
-	skip reload "no qxl, vgem or virtio-gpu device to hold buffers on"
+	fail reload "no qxl, vgem or virtio-gpu device to hold buffers on"
 	finish
 fi
 pids=$(for d in $started; do eval "echo \$p_${d}_pid \$x_${d}_pid \$y_${d}_pid"; done | tr ' ' '\n' | grep . | tr '\n' ' ')

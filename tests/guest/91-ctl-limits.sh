@@ -14,7 +14,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-limit-args ctl-limit-paths ctl-limit-roundtrip ctl-limit-usage ctl-limit-nonroot"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
 	finish
 fi
 
@@ -48,7 +48,7 @@ bad() {
 
 CG=$GM_CGROOT/gm-limit
 POD=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f3c2b1a_4d5e_4789_abcd_ef0123456789.slice
-mkcgroup "$CG" || { for t in $CASES; do skip "$t" "cannot create $CG"; done; finish; }
+mkcgroup "$CG" || { for t in $CASES; do fail "$t" "cannot create $CG"; done; finish; }
 
 tc_begin ctl-limit-args
 for s in 0 0K -1 -1G 1.5 0.1K 1.0000000001G 18446744073709551616 16777216T lots 1X '1 G' ''; do
@@ -78,7 +78,7 @@ tc_end
 ctl limit list
 if [ "$rc" != 0 ] && grep -q "does not know this request" "$GM_TMP/c.err"; then
 	for t in ctl-limit-paths ctl-limit-roundtrip ctl-limit-usage ctl-limit-nonroot; do
-		skip "$t" "the loaded gpumem module has no quota support (EOPNOTSUPP)"
+		fail "$t" "the loaded gpumem module has no quota support (EOPNOTSUPP)"
 	done
 	finish
 fi
@@ -172,7 +172,7 @@ tc_end
 tc_begin ctl-limit-usage
 qcard=$(card_of qxl)
 if [ -z "$qcard" ]; then
-	tc_skip "no qxl device to allocate VRAM on"
+	tc_fail "no qxl device to allocate VRAM on"; tc_end
 elif ! spawn_in_cgroup "$CG" u alloc -d qxl -k vram -n 2 -s 1M -c gm-limit-u; then
 	tc_fail "helper failed: $(helper_why u)"
 	tc_end
@@ -222,7 +222,7 @@ as_user() {
 
 tc_begin ctl-limit-nonroot
 if ! su -s /bin/sh "$CTL_USER" -c 'test "$(id -u)" != 0' 2>"$GM_TMP/su.err"; then
-	tc_skip "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"
+	tc_fail "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"; tc_end
 else
 	# limits are readable by everyone (README: who may do what)
 	as_user limit list

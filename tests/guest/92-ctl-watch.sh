@@ -13,19 +13,19 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-watch-json ctl-watch-line ctl-watch-reload"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do skip "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
 	finish
 fi
 card=$(card_of qxl)
 if [ -z "$card" ]; then
-	for t in $CASES; do skip "$t" "no qxl device to place VRAM on"; done
+	for t in $CASES; do fail "$t" "no qxl device to place VRAM on"; done
 	finish
 fi
 CG=$GM_CGROOT/gm-watch
-mkcgroup "$CG" || { for t in $CASES; do skip "$t" "cannot create $CG"; done; finish; }
+mkcgroup "$CG" || { for t in $CASES; do fail "$t" "cannot create $CG"; done; finish; }
 if ! "$CTL" limit set "$CG" --max 1M --device "$card" >"$GM_TMP/set.out" 2>&1; then
 	if grep -q "does not know this request" "$GM_TMP/set.out"; then
-		for t in $CASES; do skip "$t" "the loaded gpumem module has no quota support"; done
+		for t in $CASES; do fail "$t" "the loaded gpumem module has no quota support"; done
 	else
 		for t in $CASES; do fail "$t" "limit set: $(cat "$GM_TMP/set.out")"; done
 	fi
@@ -52,10 +52,11 @@ jget() {
 }
 
 # trigger: 2 x 1 MiB of VRAM from a process in the cgroup (the second is
-# over the limit; the helper may fail, that is fine), held for a second.
+# over the limit; the helper may fail, that is fine), held for a second;
+# the helper's pid in $GM_TMP/trigger.pid.
 trigger() {
-	sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; exec "$2" alloc -d qxl -k vram -n 2 -s 1M -c gm-watch -t 1' \
-		sh "$CG" "$GM_ALLOC" >"$GM_TMP/trigger.out" 2>&1
+	sh -c 'echo $$ >"$3"; echo $$ >"$1/cgroup.procs" || exit 111; exec "$2" alloc -d qxl -k vram -n 2 -s 1M -c gm-watch -t 1' \
+		sh "$CG" "$GM_ALLOC" "$GM_TMP/trigger.pid" >"$GM_TMP/trigger.out" 2>&1
 	log "  trigger: $(_oneline "$(grep -v '^BO' "$GM_TMP/trigger.out")")"
 }
 
@@ -90,8 +91,10 @@ if wait_until 10 test "$(events j)" -ge 1; then
 		tc_eq "event ${kv%%=*}" "$(echo "$line" | jget "${kv%%=*}")" "${kv#*=}"
 	done
 	tc_num -ge "event seq" "$(echo "$line" | jget seq)" 1
-	tc_num -ge "event pid" "$(echo "$line" | jget pid)" 1
-	tc_num -ge "event requested" "$(echo "$line" | jget requested)" 1
+	# the helper (the pid the trigger's shell exec'd into) asked for its
+	# second 1 MiB buffer
+	tc_eq "event pid" "$(echo "$line" | jget pid)" "$(cat "$GM_TMP/trigger.pid")"
+	tc_eq "event requested" "$(echo "$line" | jget requested)" 1048576
 	tc_eq "event cgroup_id" "$(echo "$line" | jget cgroup_id)" "$(stat -c %i "$CG")"
 else
 	tc_fail "no quota-exceeded event 10 s after the allocation: $(cat "$GM_TMP/j.out" "$GM_TMP/j.err")"
@@ -113,7 +116,7 @@ tc_end
 
 tc_begin ctl-watch-reload
 if ! grep -q '^gpumem ' /proc/modules; then
-	tc_skip "gpumem is not a loaded module here"
+	tc_fail "gpumem is not a loaded module here"; tc_end
 	finish
 fi
 before=$(events j)

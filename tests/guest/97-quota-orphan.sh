@@ -85,7 +85,7 @@ for fd in /proc/[0-9]*/fd/*; do
 done
 if [ -n "$others" ]; then
 	for t in quota-lastclose-usage quota-lastclose-exiting; do
-		skip "$t" "other processes hold /dev/dri/$qxl open:$others"
+		fail "$t" "other processes hold /dev/dri/$qxl open:$others"
 	done
 	finish
 fi

@@ -13,7 +13,7 @@ CASES="quota-rmmod quota-rmmod-alloc-after quota-rmmod-reload quota-rmmod-under-
 . "$(dirname "$0")/quota-lib.sh"
 
 if ! grep -q '^gpumem ' /proc/modules; then
-	for t in $CASES; do skip "$t" "gpumem is not a loaded module here"; done
+	for t in $CASES; do fail "$t" "gpumem is not a loaded module here"; done
 	finish
 fi
 ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
