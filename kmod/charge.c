@@ -44,6 +44,7 @@
 #include <linux/xarray.h>
 #include <drm/drm_gem.h>
 #include "charge.h"
+#include "fault_inject.h"
 #include "limits.h"
 #include "proc_usage.h"
 
@@ -118,6 +119,8 @@ static struct gpumem_charge *gpumem_charge_alloc_current(void)
 		rcu_read_lock();
 		depth = task_dfl_cgroup(current)->level + 1;
 		rcu_read_unlock();
+		if (gpumem_fail_charge())
+			return NULL;
 		c = kzalloc(struct_size(c, cgids, depth), GFP_KERNEL);
 		if (!c)
 			return NULL;

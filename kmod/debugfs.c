@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include "cgroup_lookup.h"
 #include "classify.h"
+#include "fault_inject.h"
 #include "limits.h"
 #include "debugfs.h"
 #include "snapshot.h"
@@ -369,6 +370,7 @@ void gpumem_debugfs_init(void)
 			    &gpumem_stats_fops);
 	debugfs_create_file("quotas", 0444, gpumem_debugfs_dir, NULL,
 			    &gpumem_quotas_fops);
+	gpumem_fault_debugfs_init(gpumem_debugfs_dir);
 }
 
 /**

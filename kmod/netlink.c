@@ -18,6 +18,7 @@
 #include "events.h"
 #include "cgroup_lookup.h"
 #include "classify.h"
+#include "fault_inject.h"
 #include "netlink.h"
 #include "limits.h"
 #include "snapshot.h"
@@ -902,6 +903,8 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 				GPUMEM_NL_MCGRP_EVENTS))
 		return ERR_PTR(-ENOENT);
 	/* no sleep or reclaim: the caller may be inside a TTM allocation */
+	if (gpumem_fail_event())
+		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
 	if (!msg)
 		return NULL;

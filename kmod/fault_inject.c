@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem fault injection (built only with CONFIG_FAULT_INJECTION).
+ *
+ * fail_charge: the allocation of a charge record (charge.c), i.e. gpumem
+ *	running out of memory inside a TTM allocation: the placement must
+ *	go through uncharged.
+ * fail_event: the allocation of an event's netlink message (netlink.c):
+ *	the event is lost, and its sequence number with it (a gap).
+ *
+ * Both start disabled (probability 0); the attributes do their own locking.
+ */
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
+#include "fault_inject.h"
+
+static DECLARE_FAULT_ATTR(gpumem_fail_charge_attr);
+static DECLARE_FAULT_ATTR(gpumem_fail_event_attr);
+
+/**
+ * gpumem_fail_charge() - should this charge record allocation fail?
+ *
+ * Return: true to act as if the allocation failed.
+ */
+bool gpumem_fail_charge(void)
+{
+	return should_fail(&gpumem_fail_charge_attr, 1);
+}
+
+/**
+ * gpumem_fail_event() - should this event message allocation fail?
+ *
+ * Return: true to act as if the allocation failed.
+ */
+bool gpumem_fail_event(void)
+{
+	return should_fail(&gpumem_fail_event_attr, 1);
+}
+
+/**
+ * gpumem_fault_debugfs_init() - the attributes' debugfs directories
+ * @dir: gpumem's debugfs directory; removed with it
+ *
+ * Without CONFIG_FAULT_INJECTION_DEBUG_FS (or debugfs) the attributes stay
+ * disabled: nothing to report.
+ */
+void gpumem_fault_debugfs_init(struct dentry *dir)
+{
+	fault_create_debugfs_attr("fail_charge", dir, &gpumem_fail_charge_attr);
+	fault_create_debugfs_attr("fail_event", dir, &gpumem_fail_event_attr);
+}
