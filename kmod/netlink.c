@@ -13,6 +13,8 @@
  */
 #include <linux/cgroup.h>
 #include <linux/pid.h>
+#include <linux/ratelimit.h>
+#include <linux/stringify.h>
 #include <net/genetlink.h>
 #include "compat.h"
 #include "events.h"
@@ -184,11 +186,41 @@ static struct gpumem_nl_dump *gpumem_nl_dump_state(struct netlink_callback *cb)
 	return (struct gpumem_nl_dump *)cb->args[0];
 }
 
+/*
+ * A walk (the held view, buffers) holds each DRM device's filelist_mutex
+ * while it collects that device's handles, which stalls DRM open and close
+ * meanwhile. Callers without CAP_SYS_ADMIN share this budget of walks, so
+ * no tenant can keep the devices' client lists locked; the charged view and
+ * devices are no walk and are never limited.
+ */
+#define GPUMEM_UNPRIV_WALKS_PER_SEC	10
+static struct ratelimit_state gpumem_unpriv_walks =
+	RATELIMIT_STATE_INIT_FLAGS(gpumem_unpriv_walks, HZ,
+				   GPUMEM_UNPRIV_WALKS_PER_SEC,
+				   RATELIMIT_MSG_ON_RELEASE);
+
+static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
+				   unsigned int snap_flags)
+{
+	if (snap_flags & (GPUMEM_SNAP_CHARGED | GPUMEM_SNAP_DEVICES))
+		return true;
+	if (netlink_capable(cb->skb, CAP_SYS_ADMIN))
+		return true;
+	if (__ratelimit(&gpumem_unpriv_walks))
+		return true;
+	NL_SET_ERR_MSG(cb->extack,
+		       "busy: unprivileged callers get " __stringify(GPUMEM_UNPRIV_WALKS_PER_SEC)
+		       " walks (held view, buffers) per second on this node; retry later or use the charged view");
+	return false;
+}
+
 static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				unsigned int snap_flags)
 {
 	struct gpumem_nl_dump *st;
 
+	if (!gpumem_nl_walk_allowed(cb, snap_flags))
+		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;

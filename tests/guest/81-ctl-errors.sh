@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # gpumemctl's exit codes: 2 for every kind of bad argument (with a message,
 # nothing on stdout, never a crash), and as a user without CAP_NET_ADMIN:
-# 4 for `buffers` (admin-only in the kernel) while ps/devices/stats work.
+# 4 for `buffers` (admin-only in the kernel) while ps/devices/stats work;
+# such a user gets 10 walks (the held view) per second, then EBUSY with a
+# message, while the charged view and root are never limited.
 # The unprivileged user comes from busybox su with a line this script adds
 # to /etc/passwd (and removes again).
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +12,7 @@ require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 if [ ! -x "$CTL" ]; then
-	for t in ctl-bad-args ctl-nonroot-eperm ctl-nonroot-read; do
+	for t in ctl-bad-args ctl-nonroot-eperm ctl-nonroot-read ctl-nonroot-walk-budget; do
 		fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"
 	done
 	finish
@@ -104,7 +106,7 @@ as_user() {
 }
 
 if ! su -s /bin/sh "$CTL_USER" -c 'test "$(id -u)" != 0' 2>"$GM_TMP/su.err"; then
-	for t in ctl-nonroot-eperm ctl-nonroot-read; do
+	for t in ctl-nonroot-eperm ctl-nonroot-read ctl-nonroot-walk-budget; do
 		fail "$t" "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"
 	done
 	finish
@@ -135,6 +137,50 @@ tc_eq "devices as uid $CTL_UID" "$(grep -c '^{' "$GM_TMP/user.out")" \
 	"$(tail -n +2 "$GM_DEBUGFS/devices" | awk '{ print $1 }' | sort -u | wc -l | tr -d ' ')"
 as_user stats
 tc_eq "stats as uid $CTL_UID: exit" "$user_rc" 0
+tc_end
+
+# A walk (the held view) holds each DRM device's client list while it
+# collects handles: callers without CAP_SYS_ADMIN share 10 walks a second
+# (kmod/netlink.c). 60 held dumps back to back as the user: some answered,
+# the rest EBUSY with the kernel's message (6.1 drops a dump's start
+# message), no more answered than the windows they spanned allow; the
+# charged view and root are not limited.
+tc_begin ctl-nonroot-walk-budget
+FUZZ=$GM_BIN/nl-fuzz
+# flood WHO VIEW: 60 dumps as WHO (root or user); fl = the FLOOD line
+flood() {
+	if [ "$1" = root ]; then
+		"$FUZZ" flood -n 60 -V "$2" >"$GM_TMP/flood.out" 2>&1
+	else
+		su -s /bin/sh "$CTL_USER" -c "'$FUZZ' flood -n 60 -V $2" >"$GM_TMP/flood.out" 2>&1
+	fi
+	fl_rc=$?
+	fl=$(grep '^FLOOD ' "$GM_TMP/flood.out")
+	log "  $1 $2: $fl"
+	[ "$fl_rc" = 0 ] && [ -n "$fl" ] || tc_fail "nl-fuzz flood as $1 ($2) exited $fl_rc: $(_oneline "$(cat "$GM_TMP/flood.out")")"
+}
+fl_get() { echo "$fl" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+sleep 1	# a fresh budget
+flood user held
+ok=$(num "$(fl_get ok)") busy=$(num "$(fl_get busy)") ms=$(num "$(fl_get ms)")
+tc_eq "user held: answered + busy" "$((ok + busy)) $(fl_get other)" "60 0"
+tc_num -ge "user held: answered" "$ok" 1
+tc_num -ge "user held: EBUSY" "$busy" 1
+# at most 10 per one-second window; the flood spans at most ms/1000 + 2 windows
+tc_num -le "user held: answered in $ms ms" "$ok" "$((10 * (ms / 1000 + 2)))"
+msg=$(sed -n 's/^BUSYMSG //p' "$GM_TMP/flood.out")
+case $(uname -r) in
+6.1.*) tc_eq "user held: EBUSY message (6.1: none for a dump's start)" "$msg" - ;;
+*) tc_eq "user held: EBUSY message" "$msg" "busy: unprivileged callers get 10 walks (held view, buffers) per second on this node; retry later or use the charged view" ;;
+esac
+as_user ps --held
+[ "$user_rc" != 0 ] && grep -qi busy "$GM_TMP/user.err" ||
+	tc_fail "ps --held as uid $CTL_UID right after the flood: exit $user_rc, stderr '$(_oneline "$(cat "$GM_TMP/user.err")")'"
+flood user charged
+tc_eq "user charged: answered busy other" "$(fl_get ok) $(fl_get busy) $(fl_get other)" "60 0 0"
+flood root held
+tc_eq "root held: answered busy other" "$(fl_get ok) $(fl_get busy) $(fl_get other)" "60 0 0"
+sleep 1	# the next tests get a fresh budget
 tc_end
 
 finish

@@ -41,6 +41,12 @@
  *   PTR <command> <attribute path> 0x<value>
  * Exit status 1 when a pointer was found or a valid request failed.
  * devices: the dev-get dump alone (DEV lines).
+ * flood: COUNT (-n, default 60) dumps of one kind (-V held|charged|buffers:
+ * proc-get in the held or charged view, or buf-get) back to back, as fast
+ * as the replies come; counts how each ended:
+ *   FLOOD view=V sent=N ok=N busy=N other=N ms=T   (ms: first send to last reply)
+ *   BUSYMSG <the extack message of the first EBUSY, or "-">
+ *   OTHER <errno name or what happened> <message>   (each refusal but EBUSY)
  *
  * libnl-3 opens the socket and resolves the family; requests are built with
  * nlmsg_put()/nla_put() and patched by hand where libnl would not go
@@ -1151,6 +1157,55 @@ out:
 	return k;
 }
 
+/* --- flood ------------------------------------------------------------------ */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int do_flood(long count, const char *view)
+{
+	long k, ok = 0, busy = 0, other = 0;
+	char busymsg[256] = "-";
+	struct outcome o;
+	double t0;
+
+	if (strcmp(view, "held") && strcmp(view, "charged") && strcmp(view, "buffers"))
+		die("-V: held, charged or buffers, not '%s'", view);
+	t0 = now_ms();
+	for (k = 0; k < count; k++) {
+		struct nl_msg *m;
+
+		if (!strcmp(view, "buffers")) {
+			m = req_op(&ops[OP_BUF], 256);
+		} else {
+			m = req_op(&ops[OP_PROC], 256);
+			put_u32(m, GPUMEM_A_PROC_VIEW, strcmp(view, "held") ?
+				GPUMEM_PROC_VIEW_CHARGED : GPUMEM_PROC_VIEW_HELD);
+		}
+		transact(m, 0, &o, NULL, NULL);
+		nlmsg_free(m);
+		if (o.kind == O_ACK || o.kind == O_DONE_OK) {
+			ok++;
+		} else if (o.kind == O_ERROR && o.error == EBUSY) {
+			if (!busy++ && o.msg[0])
+				snprintf(busymsg, sizeof(busymsg), "%s", o.msg);
+		} else {
+			other++;
+			printf("OTHER %s %s\n", o.kind == O_ERROR ? errno_name(o.error) :
+			       o.kind == O_TIMEOUT ? "timeout" : "io", o.msg[0] ? o.msg : o.io);
+		}
+	}
+	printf("FLOOD view=%s sent=%ld ok=%ld busy=%ld other=%ld ms=%.0f\n",
+	       view, count, ok, busy, other, now_ms() - t0);
+	printf("BUSYMSG %s\n", busymsg);
+	return other ? 1 : 0;
+}
+
 /* --- the family's operations ------------------------------------------------ */
 
 static void family_msg(const struct nlmsghdr *nlh, void *arg)
@@ -1265,6 +1320,7 @@ static void usage(FILE *f)
 	fputs("usage: nl-fuzz fuzz [-n COUNT] [-s SEED] [-C CATEGORY,...] [-t SECONDS] [-k]\n"
 	      "       nl-fuzz scan [-t SECONDS]\n"
 	      "       nl-fuzz devices [-t SECONDS]\n"
+	      "       nl-fuzz flood [-n COUNT] [-V held|charged|buffers] [-t SECONDS]\n"
 	      "       nl-fuzz list\ncategories:\n", f);
 	for (k = 0; k < N_CATS; k++)
 		fprintf(f, "  %-18s %-8s %s\n", cats[k].name, need_names[cats[k].need], cats[k].doc);
@@ -1272,8 +1328,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	const char *mode, *only = NULL;
-	long count = 3000;
+	const char *mode, *only = NULL, *view = "held";
+	long count = -1;	/* -n; default: 3000 (fuzz), 60 (flood) */
 	uint64_t seed = 0;
 	bool seed_set = false;
 	int opt, k, weights = 0, fails = 0;
@@ -1284,8 +1340,9 @@ int main(int argc, char **argv)
 	}
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:s:C:t:kh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:C:t:V:kh")) != -1) {
 		switch (opt) {
+		case 'V': view = optarg; break;
 		case 'n': count = strtol(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); seed_set = true; break;
 		case 'C': only = optarg; break;
@@ -1306,6 +1363,8 @@ int main(int argc, char **argv)
 		return do_scan(true, true);
 	if (!strcmp(mode, "devices"))
 		return do_scan(true, false);
+	if (!strcmp(mode, "flood"))
+		return do_flood(count < 0 ? 60 : count, view);
 	if (strcmp(mode, "fuzz")) {
 		usage(stderr);
 		return 2;
@@ -1333,7 +1392,7 @@ int main(int argc, char **argv)
 
 		if (!cat_selected(only, c->name))
 			continue;
-		c->count = (int)(count * c->weight / weights);
+		c->count = (int)((count < 0 ? 3000 : count) * c->weight / weights);
 		if (c->count < 1)
 			c->count = 1;
 		for (i = 0; i < c->count; i++)
