@@ -189,7 +189,8 @@ static struct gpumem_nl_dump *gpumem_nl_dump_state(struct netlink_callback *cb)
 /*
  * A walk (the held view, buffers) holds each DRM device's filelist_mutex
  * while it collects that device's handles, which stalls DRM open and close
- * meanwhile. Callers without CAP_SYS_ADMIN share this budget of walks, so
+ * meanwhile. Callers without CAP_NET_ADMIN (the admin operations' privilege)
+ * share this budget of walks, so
  * no tenant can keep the devices' client lists locked; the charged view and
  * devices are no walk and are never limited.
  */
@@ -204,7 +205,7 @@ static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
 {
 	if (snap_flags & (GPUMEM_SNAP_CHARGED | GPUMEM_SNAP_DEVICES))
 		return true;
-	if (netlink_capable(cb->skb, CAP_SYS_ADMIN))
+	if (netlink_capable(cb->skb, CAP_NET_ADMIN))
 		return true;
 	if (__ratelimit(&gpumem_unpriv_walks))
 		return true;
