@@ -19,6 +19,7 @@
 #include "classify.h"
 #include "discover.h"
 #include "hooks.h"
+#include "limits.h"
 
 /* Serialises walks with device arrival and removal (see discover.h). */
 DEFINE_MUTEX(gpumem_registry_lock);
@@ -110,6 +111,9 @@ static int gpumem_add_dev(struct device *dev)
 	if (gdev->bdev && gpumem_hooks_attach(gdev))
 		dev_warn(dev, "gpumem: cannot hook %s: no charges or limits on it\n",
 			 gdev->name);
+	if (gpumem_limits_device_add(gdev->minor))
+		dev_warn(dev, "gpumem: out of memory: no limit can be set on %s\n",
+			 gdev->name);
 
 	mutex_lock(&gpumem_registry_lock);
 	list_for_each_entry(pos, &gpumem_devices, node)
@@ -143,6 +147,7 @@ static void gpumem_remove_dev(struct device *dev)
 	if (!found)
 		return;
 	gpumem_hooks_detach(found);
+	gpumem_limits_device_gone(found->minor);
 	drm_dev_put(found->drm);
 	kfree(found);
 }

@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include "../uapi/gpumem.h"
 #include "cgroup_lookup.h"
 #include "events.h"
@@ -58,6 +59,13 @@ struct gpumem_cg_node {
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
 static DEFINE_HASHTABLE(gpumem_cg_hash, 8);	/* under gpumem_limits_lock */
+/*
+ * The minors of the devices present (discover.c). A limit names a device by
+ * its minor, which the next device may reuse: a limit is set only on a
+ * present device and goes with it (as dmem's limits go with their region).
+ * Changed under gpumem_limits_lock, so no limit-set can outlive a removal.
+ */
+static DEFINE_XARRAY(gpumem_limits_devs);
 static void gpumem_limits_sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_limits_sweep_work, gpumem_limits_sweep_fn);
 
@@ -363,7 +371,7 @@ static void gpumem_limits_sweep_fn(struct work_struct *work)
  *
  * Context: may sleep.
  * Return: 0, -ENOENT when there is no such cgroup (or it is being
- *	removed), or -ENOMEM.
+ *	removed), -ENODEV when @minor is no present device, or -ENOMEM.
  */
 int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		      u32 mode)
@@ -393,6 +401,12 @@ int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		cgroup_put(cgrp);
 		return -EAGAIN;
 	}
+	if (minor != GPUMEM_ALL_DEVICES && !xa_load(&gpumem_limits_devs, minor)) {
+		gpumem_cg_put(n);	/* the device went meanwhile */
+		spin_unlock(&gpumem_limits_lock);
+		cgroup_put(cgrp);
+		return -ENODEV;
+	}
 	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
 	n->row.has_limit = true;
 	n->row.max = max;
@@ -419,6 +433,46 @@ int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 	queue_delayed_work(system_wq, &gpumem_limits_sweep_work,
 			   GPUMEM_LIMITS_SWEEP);
 	return 0;
+}
+
+/**
+ * gpumem_limits_device_add() - a device is present: limits may name it
+ * @minor: its minor
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM (no limit can be set on the device then).
+ */
+int gpumem_limits_device_add(int minor)
+{
+	return xa_err(xa_store(&gpumem_limits_devs, minor, xa_mk_value(1),
+			       GFP_KERNEL));
+}
+
+/**
+ * gpumem_limits_device_gone() - a device is gone: its limits go with it
+ * @minor: its minor, which the next device may get
+ *
+ * Its charges were given back already (gpumem_charge_forget_device()), so
+ * its counters are at zero; the limits set on it are dropped, and setting
+ * one fails from now on, so nothing of it applies to a later device with
+ * the same minor.
+ */
+void gpumem_limits_device_gone(int minor)
+{
+	struct gpumem_cg_node *n;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock(&gpumem_limits_lock);
+	xa_erase(&gpumem_limits_devs, minor);
+	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
+		if (n->row.minor != minor)
+			continue;
+		if (n->row.has_limit)
+			gpumem_cg_clear_limit(n);
+		gpumem_cg_put(n);
+	}
+	spin_unlock(&gpumem_limits_lock);
 }
 
 /**
@@ -519,4 +573,5 @@ void gpumem_limits_exit(void)
 		kfree(n);
 	}
 	spin_unlock(&gpumem_limits_lock);
+	xa_destroy(&gpumem_limits_devs);
 }

@@ -60,6 +60,8 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *req);
 int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		      u32 mode);
 int gpumem_limits_del(u64 cgid, int minor, u8 region);
+int gpumem_limits_device_add(int minor);
+void gpumem_limits_device_gone(int minor);
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only);
 void gpumem_limits_exit(void);

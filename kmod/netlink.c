@@ -666,6 +666,9 @@ static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
 				    "the cgroup is being removed");
+	else if (ret == -ENODEV)
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_DEV_ID],
+				    "the DRM device is going away");
 	return ret;
 }
 

@@ -78,7 +78,7 @@ static int lt_init(struct kunit *test)
 {
 	lt_nevents = 0;
 	gpumem_events_set_sink(&lt_sink);
-	return 0;
+	return gpumem_limits_device_add(LT_DEV);
 }
 
 static void lt_exit(struct kunit *test)
@@ -252,6 +252,34 @@ static void lt_lost_event_gap(struct kunit *test)
 			lt_seqs[ARRAY_SIZE(lt_events) - 1] + 2);
 }
 
+/*
+ * A device that goes takes its limits with it: the next device with its
+ * minor starts without them, and no limit can be set while it is gone.
+ */
+static void lt_device_gone(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 8192);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	gpumem_limits_device_gone(LT_DEV);
+	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
+	/* a new device with the same minor: no limit of the old one */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_device_add(LT_DEV), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 8192ULL);
+	gpumem_limits_uncharge(&req);
+}
+
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
 	KUNIT_CASE(lt_max_enforce),
@@ -260,6 +288,7 @@ static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_overflow),
 	KUNIT_CASE(lt_removal),
 	KUNIT_CASE(lt_lost_event_gap),
+	KUNIT_CASE(lt_device_gone),
 	{}
 };
 

@@ -5,12 +5,13 @@
 # applies first; a limit on one device (--device) counts only that device,
 # a limit on all devices sums them (qxl VRAM + a pinned bochs scanout where
 # bochs is TTM); removing a cgroup drops its limits from `limit list` and
-# the quotas file.
+# the quotas file; a device that goes away (vgem unloaded) takes its limits
+# with it, and the next device with its minor starts without them.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="quota-nested-ancestor quota-nested-child-limit quota-device-limit quota-other-device-limit
-quota-all-devices-sum quota-rmdir-drops-limit"
+quota-all-devices-sum quota-rmdir-drops-limit quota-device-gone-drops-limit"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -161,6 +162,32 @@ if rmdir "$R"; then
 	rmdir "$R"
 else
 	tc_fail "rmdir $R failed"
+fi
+tc_end
+
+tc_begin quota-device-gone-drops-limit
+vg=$(card_of vgem)
+if [ -z "$vg" ] || ! grep -q '^vgem ' /proc/modules; then
+	tc_fail "no vgem module with a card in this guest (scripts/mkinitramfs.sh adds it)"; tc_end
+else
+	V=$GM_CGROOT/gpumem-q-v
+	mkcgroup "$V" || tc_fail "cannot create $V"
+	ctl_ok limit set "$V" --max 1M --device "$vg"
+	ctl_ok limit list --json
+	tc_eq "limit rows on $vg before" "$(grep '"cgroup":"/gpumem-q-v"' "$GM_TMP/ctl.out" | grep -c "\"device\":\"$vg\"")" 1
+	wait_until 15 rmmod vgem 2>"$GM_TMP/rmmod.err" || tc_fail "rmmod vgem: $(cat "$GM_TMP/rmmod.err")"
+	ctl_ok limit list --json
+	tc_eq "limit rows of $V with vgem gone" "$(grep -c '"cgroup":"/gpumem-q-v"' "$GM_TMP/ctl.out")" 0
+	snap quotas
+	tc_eq "quotas rows of $V with vgem gone" "$(tbl_count "$GM_TMP/quotas" cgroup=/gpumem-q-v)" 0
+	modprobe vgem 2>"$GM_TMP/modprobe.err" || tc_fail "modprobe vgem: $(cat "$GM_TMP/modprobe.err")"
+	wait_until 20 test -n "$(card_of vgem)" || tc_fail "no vgem card 20 s after modprobe"
+	vg2=$(card_of vgem)
+	log "  vgem was $vg, is ${vg2:-none} now"
+	ctl_ok limit list --json
+	tc_eq "limit rows of $V on the new vgem ($vg2)" "$(grep -c '"cgroup":"/gpumem-q-v"' "$GM_TMP/ctl.out")" 0
+	ctl_ok limit set "$V" --max 1M --device "$vg2"
+	ctl_ok limit clear "$V" --device "$vg2"
 fi
 tc_end
 
