@@ -9,6 +9,9 @@
 #    something to evict, the eviction guard refuses each), against the same
 #    with an empty device; prints the medians (goal <= 1 ms), and checks
 #    that none of the other cgroup's buffers was evicted.
+# 3. The loop of 1 in P = 1, 2 and 4 processes at once (4 vCPUs), gpumem not
+#    loaded vs loaded with a limit, alternating: the median per-op time of
+#    all loops and its ratio per P (goal at P = 4: <= 1.05).
 # Run from the host with scripts/bench-alloc. Kernel command line knobs
 # (the host script passes them): gpumembench.n=N gpumembench.rounds=R.
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +76,43 @@ echo "bench-alloc:   loaded, limit 1 GiB set:   $mon ns/op median, loop $((ton /
 awk -v a="$mon" -v b="$moff" -v c="$ton" -v d="$toff" 'BEGIN {
 	printf "bench-alloc:   ratio loaded/not loaded = %.3f per op (median), %.3f per loop (goal <= 1.02)\n", a / b, c / d }'
 "$CTL" limit clear "$L" >/dev/null
+
+# --- part 3: parallel loops ---------------------------------------------------
+# pchurn P: P loops in L at once (each its own file); prints the median of
+# their per-op medians
+pchurn() {
+	_i=0 _pids=""
+	rm -f "$GM_TMP"/pchurn.*
+	while [ $_i -lt "$1" ]; do
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" churn -n "$3" -s 64K -c gm-bench' \
+			sh "$L" "$QA" "$n" >"$GM_TMP/pchurn.$_i" 2>&1 &
+		_pids="$_pids $!"
+		_i=$((_i + 1))
+	done
+	for _p in $_pids; do wait "$_p" || { cat "$GM_TMP"/pchurn.*; exit 1; }; done
+	cat "$GM_TMP"/pchurn.* | awk '$1 == "CHURN" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "median_ns") print kv[2] } }' |
+		median
+}
+log "part 3: P = 1, 2, 4 loops at once, $rounds rounds each ($(grep -c ^processor /proc/cpuinfo) CPUs)"
+echo "bench-alloc: parallel create+destroy loops (n=$n each), median ns/op of all loops, median of $rounds rounds:"
+for P in 1 2 4; do
+	: >"$GM_TMP/poff"; : >"$GM_TMP/pon"
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		r=$((r + 1))
+		rmmod gpumem || { echo "bench-alloc: rmmod gpumem failed"; exit 1; }
+		pchurn "$P" >>"$GM_TMP/poff"
+		load || { echo "bench-alloc: loading gpumem failed"; exit 1; }
+		"$CTL" limit set "$L" --max 1G >/dev/null || { echo "bench-alloc: limit set failed"; exit 1; }
+		pchurn "$P" >>"$GM_TMP/pon"
+		"$CTL" limit clear "$L" >/dev/null
+		log "P=$P round $r: not loaded $(tail -n 1 "$GM_TMP/poff") ns/op, loaded $(tail -n 1 "$GM_TMP/pon") ns/op"
+	done
+	poff=$(median <"$GM_TMP/poff") pon=$(median <"$GM_TMP/pon")
+	awk -v p="$P" -v a="$pon" -v b="$poff" 'BEGIN {
+		printf "bench-alloc:   P=%d: not loaded %d ns/op, loaded + limit %d ns/op, ratio %.3f%s\n", p, b, a, a / b,
+			p == 4 ? " (goal <= 1.05)" : "" }'
+done
 
 # --- part 2: denied allocations -----------------------------------------------
 "$CTL" limit set "$L" --max 1 >/dev/null || { echo "bench-alloc: limit set failed"; exit 1; }
