@@ -346,20 +346,29 @@ static long long quota_usage(const char *cgroup)
 	return usage;
 }
 
-/* One process of a swarm: its counts go to the parent through @wfd. */
-static void swarm_child(const struct opts *o, int wfd)
+/*
+ * One process of a swarm: its counts go to the parent through @wfd. It
+ * blocks on @gofd until the parent closes the other end (the start for all
+ * at once; no process polls), and dies with the parent.
+ */
+static void swarm_child(const struct opts *o, int wfd, int gofd, pid_t parent)
 {
 	uint64_t counts[2] = { 0, 0 }, i, n = 0;
 	uint32_t *h = calloc(o->count, sizeof(*h));
-	char node[32];
-	int fd = open_card("qxl", node, sizeof(node));
+	char node[32], byte;
+	int fd;
+	ssize_t r;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	fd = open_card("qxl", node, sizeof(node));
 	if (!h)
 		die("out of memory");
 	if (write(wfd, counts, 1) != 1)	/* one byte: ready */
 		die("swarm: write: %s", strerror(errno));
-	while (access(o->go, F_OK) && !stop_signal)
-		usleep(500);
+	do
+		r = read(gofd, &byte, 1);
+	while (r < 0 && errno == EINTR && !stop_signal);
 	for (i = 0; i < o->count && !stop_signal; i++) {
 		int err = qxl_alloc(fd, o->size, &h[n]);
 
@@ -381,12 +390,13 @@ static void swarm_child(const struct opts *o, int wfd)
 static int cmd_swarm(const struct opts *o)
 {
 	uint64_t ok = 0, denied = 0, i, counts[2];
+	pid_t self = getpid();
 	char byte;
-	int p[2];
+	int p[2], go[2];
 
 	if (!o->procs || !o->go)
 		die("swarm needs -P PROCS and -g GOFILE");
-	if (pipe(p))
+	if (pipe(p) || pipe(go))
 		die("pipe: %s", strerror(errno));
 	fflush(stdout);
 	for (i = 0; i < o->procs; i++) {
@@ -396,15 +406,23 @@ static int cmd_swarm(const struct opts *o)
 			die("fork: %s", strerror(errno));
 		if (!pid) {
 			close(p[0]);
-			swarm_child(o, p[1]);
+			close(go[1]);
+			swarm_child(o, p[1], go[0], self);
 		}
 	}
 	close(p[1]);
+	close(go[0]);
 	for (i = 0; i < o->procs; i++)
 		if (read(p[0], &byte, 1) != 1)
 			die("swarm: a process died before it was ready");
-	printf("ARMED %d\n", (int)getpid());
+	printf("ARMED %d\n", (int)self);
 	fflush(stdout);
+	/* one process polls for GOFILE; closing the pipe starts them all */
+	while (access(o->go, F_OK) && !stop_signal)
+		usleep(1000);
+	if (stop_signal)
+		die("swarm: stopped before the start");	/* the children die with us */
+	close(go[1]);
 	for (i = 0; i < o->procs; i++) {
 		if (read(p[0], counts, sizeof(counts)) != sizeof(counts))
 			die("swarm: a process died before it reported");
