@@ -643,7 +643,8 @@ static void gen_unknown_attr(struct req *r, int i)
 	case 0: type = 0; break;
 	case 1: type = op->maxattr + 1; break;
 	case 2: type = op->maxattr + 1 + rnd(32); break;
-	default: type = op->maxattr + 1 + rnd(NLA_TYPE_MASK - op->maxattr); break;
+	/* up to the largest type a u16 nla_type holds without flag bits */
+	default: type = op->maxattr + 1 + rnd((NLA_TYPE_MASK & 0xffff) - op->maxattr); break;
 	}
 	r->m = req_op(op, 256);
 	if (rnd(2))
