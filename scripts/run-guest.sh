@@ -46,6 +46,20 @@ done
 
 label=${label:-$series}
 case $only in *[!][A-Za-z0-9*?.,_-]*) die "--only: globs of test script names only" ;; esac
+# Each glob must name a script (file names: '94-quota-race*', not
+# '94-quota-race'): one that matches nothing would make a run of no tests
+# look clean. (The sabotage self-test names a script it adds in the guest.)
+if [ "${GPUMEM_SABOTAGE:-0}" != 1 ]; then
+	IFS=, read -ra _globs <<<"$only"
+	for _g in "${_globs[@]}"; do
+		_hit=no
+		for _t in "$GPUMEM_TOP"/tests/guest/[0-9]*.sh; do
+			# shellcheck disable=SC2254 # $_g is a glob on purpose
+			case ${_t##*/} in $_g) _hit=yes; break ;; esac
+		done
+		[ $_hit = yes ] || die "--only: '$_g' matches no tests/guest script (globs match file names, e.g. '94-quota-race*')"
+	done
+fi
 fail() { echo "GPUMEM-RESULT: FAIL $label $*"; exit 1; }
 
 kdir=$GPUMEM_CACHE/kernels/$series
