@@ -13,6 +13,9 @@
  *    objects are owned by nobody on the importing device: their memory is the
  *    exporter's and is owned there. So the sum of `owned` over all processes
  *    of a device counts each object of that device once.
+ *  - An object whose placement the walker could not read (its reservation
+ *    stayed busy, see walk.c) is in no figure: each holder counts it as
+ *    skipped instead, and the snapshot once.
  */
 #include <linux/hash.h>
 #include <linux/list.h>
@@ -180,6 +183,8 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
 	}
 	shared = holders > 1 ||
 		 (flags & (GPUMEM_ENT_DMABUF | GPUMEM_ENT_IMPORTED));
+	if (first->flags & GPUMEM_ENT_SKIPPED)
+		snap->skipped++;
 
 	for (j = head; j != GPUMEM_NO_ENT; j = ents[j].next) {
 		struct gpumem_proc_row *proc = *cache;
@@ -192,6 +197,10 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
 				return -ENOMEM;
 			*cache = proc;
 		}
+		if (first->flags & GPUMEM_ENT_SKIPPED) {
+			proc->skipped++;	/* placement unknown: no figures */
+			continue;
+		}
 		proc->bytes[region] += first->size;
 		proc->bos++;
 		if (shared)
@@ -200,7 +209,8 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
 		    !(flags & GPUMEM_ENT_IMPORTED))
 			proc->owned += first->size;
 	}
-	if (snap->flags & GPUMEM_SNAP_BUFFERS)
+	if ((snap->flags & GPUMEM_SNAP_BUFFERS) &&
+	    !(first->flags & GPUMEM_ENT_SKIPPED))
 		return gpumem_add_buffer(snap, dev, ents, head, owner, holders,
 					 region, shared);
 	return 0;
@@ -211,8 +221,9 @@ static int gpumem_account_object(struct gpumem_snapshot *snap,
  * @snap: the snapshot
  * @dev: index of the device in @snap
  * @ents: every (client, object) pair the walk saw on the device, with the
- *	placement read (no GPUMEM_ENT_PENDING left), in any order; their
- *	@head, @next and @hnode fields are used as scratch space
+ *	placement read or marked skipped (no GPUMEM_ENT_PENDING left), in
+ *	any order; their @head, @next and @hnode fields are used as scratch
+ *	space
  * @n: number of @ents
  * @scratch: the object hash, kept by the caller between calls (start it
  *	zeroed, free it with gpumem_account_scratch_free())

@@ -1,45 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpumem charges: one record per charged placement (a TTM resource), who
- * owns it, and how long.
+ * gpumem charges: one record per placement (a TTM resource) of a buffer
+ * gpumem knows the owner of: who owns it, what it is charged, how long.
  *
- * Attribution rule (like the kernel's dmem controller): a placement in a
- * hooked region is charged to the cgroup v2 of the task that allocates it,
- * and to every ancestor of that cgroup (a cgroup's usage includes its
- * descendants), when the TTM resource is allocated; it is uncharged when the
- * resource is freed. An evicted buffer is uncharged (its resource is freed)
- * and charged again to whoever makes it resident later. Kernel threads are
- * never charged (evictions and restores done by kworkers, driver-internal
- * work), nor are exiting tasks (what a driver allocates while a process
- * closes its files on the way out, such as qxl's release and console
- * buffers, is the driver's, not the container's). Placements made before
- * gpumem was loaded were never charged and are never uncharged.
+ * Ownership rule (memcg's and dmem's: a charge stays until the memory is
+ * freed, and then some): a buffer is owned by the process, and the cgroup
+ * v2 (with its ancestors: a cgroup's usage includes its descendants), of the
+ * task that makes its first placement gpumem sees, and it stays theirs for
+ * as long as it exists. Each later placement of the buffer, whoever makes
+ * it, is charged to that owner: a restore by a driver's kernel thread, an
+ * eviction to GTT caused by another tenant, a scanout pin by a compositor
+ * that imported it. Such a placement made by a task outside the owner's
+ * cgroup is "forced": charged, never denied (it is not the owner's
+ * request; a limit beyond it is reported as in monitor mode). A buffer
+ * whose first placement was made by a kernel thread or an exiting task
+ * (what a driver allocates for itself, or while a process closes its files
+ * on the way out, such as qxl's release and console buffers) has no owner
+ * and is never charged; nor are placements made before gpumem was loaded.
+ *
+ * TTM gives no hook for a buffer's life, but a buffer always has exactly
+ * one current resource (bo->resource), which TTM only replaces under the
+ * buffer's reservation while gpumem's allocation hook runs. So the owner
+ * travels from resource to resource: the hook finds the record of the
+ * buffer's current resource and gives the new one the same owner. System
+ * placements get records too (@counted false: they are never charged and
+ * count against no limit), so that a buffer evicted to system memory and
+ * restored later is still its owner's.
  *
  * A charge stays with its cgroups until its resource is freed: closing the
  * last handle while a mapping or a dma-buf keeps the buffer, or the exit of
- * the allocating process, changes nothing (a tenant cannot shed a charge
- * and allocate again). What a driver allocates in a user task's close()
- * (qxl's release buffers, an fbdev image restored on last close) is
- * therefore charged to that task's cgroup while it exists; it is bounded by
- * the driver. Only the allocating process's counters (the charged view, see
+ * the owner, changes nothing (a tenant cannot shed a charge and allocate
+ * again). Only the owner's per-process counters (the charged view, see
  * proc_usage.c) let go of a charge whose buffer has had no GEM handle and no
  * dma-buf for GPUMEM_ORPHAN_AGE, see gpumem_charge_orphan().
  *
- * Locking: gpumem_charges_lock (a mutex) serialises adding and removing
- * charge records with the sweep, which reads the records' buffers: a buffer
- * outlives its resource, whose free removes the record under this mutex.
- * Charge records live in an rhashtable keyed by the resource pointer; a
- * record is only removed by the free of its resource or by
- * gpumem_charge_forget_device() after the device's hooks are gone, never
- * concurrently for the same resource. The counters and limits have their
- * own lock (limits.c), taken inside this one or alone.
+ * Locking: records live in an rhashtable keyed by the resource pointer; its
+ * own per-bucket locks serialise insertion and removal, and readers use
+ * RCU (records are freed after a grace period). The allocation and free
+ * paths take no gpumem-wide lock of their own: whoever removes a record
+ * from the table (the free of its resource, a device being forgotten, a
+ * commit that lost to a detaching device) gives its charge back, exactly
+ * once. Each record's @lock protects @obj, @pu and @since against the
+ * sweep, which reads the buffer: the free of a resource clears @obj under
+ * it before the buffer can be freed. gpumem_charges_walk_lock serialises
+ * the walks (sweep, detach) with each other and with gpumem_detaching. The
+ * limits' and the process counters' spinlocks nest inside nothing of this
+ * file's but RCU.
  */
 #include <linux/cgroup.h>
 #include <linux/jiffies.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <drm/drm_gem.h>
@@ -52,36 +67,47 @@
 #define GPUMEM_ORPHAN_AGE	(2 * HZ)
 
 /**
- * struct gpumem_charge - one charged placement
+ * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
- * @rcu: for freeing after rhashtable readers
+ * @rcu: for freeing after the table's readers
+ * @lock: protects @obj, @pu and @since
  * @res: the resource (a key only: never dereferenced)
- * @obj: its buffer, or NULL once the device is being detached (inert)
- * @bytes: size charged
+ * @obj: its buffer, or NULL once the resource is freed or its device is
+ *	being detached (inert)
+ * @owner: the owning process (referenced until the record is freed)
+ * @comm: its command name at the buffer's first placement
+ * @bytes: size of the placement
  * @minor: the device
  * @region: enum gpumem_region
- * @tgid: the allocating process
- * @pu: its per-process counters, NULL once the charge left them
+ * @counted: charged to @cgids' limits and counters (VRAM and GTT); false
+ *	for a system placement, which only carries the owner
+ * @tgid: @owner's number in the initial pid namespace (for events)
+ * @pu: the owner's per-process counters, NULL once the charge left them
  * @since: jiffies since which no handle or dma-buf reaches @obj
  * @depth: number of entries in @cgids
- * @cgids: the cgroup charged, then its ancestors up to the root
+ * @cgids: the owning cgroup, then its ancestors up to the root
+ *
+ * Everything but @obj, @pu and @since is set before the record enters the
+ * table and never changes.
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
+	spinlock_t lock;	/* @obj, @pu, @since */
 	struct ttm_resource *res;
-	struct drm_gem_object *obj;
+	const struct drm_gem_object *obj;
+	struct pid *owner;
+	char comm[TASK_COMM_LEN];
 	u64 bytes;
 	int minor;
 	u8 region;
+	bool counted;
 	pid_t tgid;
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	u32 depth;
 	u64 cgids[];
 };
-
-static DEFINE_MUTEX(gpumem_charges_lock);
 
 static const struct rhashtable_params gpumem_charge_params = {
 	.key_len = sizeof(struct ttm_resource *),
@@ -91,10 +117,11 @@ static const struct rhashtable_params gpumem_charge_params = {
 };
 
 static struct rhashtable gpumem_charges;
+static DEFINE_MUTEX(gpumem_charges_walk_lock);
 /*
  * Devices being detached (minor -> xa_mk_value(1)): their records are inert
  * (no buffer pointer) and new charges are given back at once. Changed under
- * gpumem_charges_lock.
+ * gpumem_charges_walk_lock; read locklessly by commits.
  */
 static DEFINE_XARRAY(gpumem_detaching);
 static void gpumem_charge_sweep_fn(struct work_struct *work);
@@ -106,168 +133,281 @@ static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
 	return (struct gpumem_charge_req) {
 		.cgids = c->cgids, .depth = c->depth, .minor = c->minor,
 		.region = c->region, .bytes = c->bytes, .tgid = c->tgid,
+		.comm = c->comm,
 	};
 }
 
-static struct gpumem_charge *gpumem_charge_alloc_current(void)
+static void gpumem_charge_free(struct gpumem_charge *c)
+{
+	put_pid(c->owner);
+	kfree(c);
+}
+
+static void gpumem_charge_free_rcu(struct rcu_head *rcu)
+{
+	gpumem_charge_free(container_of(rcu, struct gpumem_charge, rcu));
+}
+
+/*
+ * The record of @obj's current placement @prev, if gpumem made one for this
+ * buffer (an inert record, or one for a resource of another buffer at a
+ * reused address, is not). Caller holds rcu_read_lock().
+ */
+static struct gpumem_charge *gpumem_charge_owner(const struct ttm_resource *prev,
+						 const struct drm_gem_object *obj)
 {
 	struct gpumem_charge *c;
-	struct cgroup *cgrp;
-	u32 depth, d;
+
+	if (!prev)
+		return NULL;
+	c = rhashtable_lookup(&gpumem_charges, &prev, gpumem_charge_params);
+	if (!c || READ_ONCE(c->obj) != obj)
+		return NULL;
+	return c;
+}
+
+/*
+ * Fill @c's owner from @o, the record of the buffer's current placement.
+ * Return: whether the placement is forced (made by a task outside the
+ * owner's cgroup). Caller holds rcu_read_lock().
+ */
+static bool gpumem_charge_inherit(struct gpumem_charge *c,
+				  const struct gpumem_charge *o)
+{
+	memcpy(c->cgids, o->cgids, o->depth * sizeof(c->cgids[0]));
+	c->depth = o->depth;
+	c->owner = get_pid(o->owner);
+	c->tgid = o->tgid;
+	memcpy(c->comm, o->comm, sizeof(c->comm));
+	if (current->flags & (PF_KTHREAD | PF_EXITING))
+		return true;
+	return cgroup_id(task_dfl_cgroup(current)) != o->cgids[0];
+}
+
+/*
+ * Fill @c's owner from the current task, for a buffer without one; false
+ * when its cgroup is now deeper than @depth. Caller holds rcu_read_lock().
+ */
+static bool gpumem_charge_own(struct gpumem_charge *c, u32 depth)
+{
+	struct cgroup *cgrp = task_dfl_cgroup(current);
+	u32 d;
+
+	for (d = 0; cgrp && d < depth; cgrp = cgroup_parent(cgrp))
+		c->cgids[d++] = cgroup_id(cgrp);
+	if (cgrp)
+		return false;	/* moved to a deeper cgroup meanwhile */
+	c->depth = d;
+	c->owner = get_pid(task_tgid(current));
+	c->tgid = task_tgid_nr(current);
+	get_task_comm(c->comm, current->group_leader);
+	return true;
+}
+
+/*
+ * A record for @place with its owner filled in, NULL when the buffer has no
+ * owner and the current task cannot become it, or ERR_PTR(-ENOMEM).
+ */
+static struct gpumem_charge *
+gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
+{
+	struct gpumem_charge *c, *o;
+	bool done;
+	u32 depth;
 
 	for (;;) {
 		rcu_read_lock();
-		depth = task_dfl_cgroup(current)->level + 1;
+		o = gpumem_charge_owner(place->prev, place->obj);
+		if (o)
+			depth = o->depth;
+		else if (!(current->flags & (PF_KTHREAD | PF_EXITING)))
+			depth = task_dfl_cgroup(current)->level + 1;
+		else
+			depth = 0;
 		rcu_read_unlock();
-		if (gpumem_fail_charge())
+		if (!depth)
 			return NULL;
+		if (gpumem_fail_charge())
+			return ERR_PTR(-ENOMEM);
 		c = kzalloc(struct_size(c, cgids, depth), GFP_KERNEL);
 		if (!c)
-			return NULL;
+			return ERR_PTR(-ENOMEM);
+		spin_lock_init(&c->lock);
 		rcu_read_lock();
-		cgrp = task_dfl_cgroup(current);
-		for (d = 0; cgrp && d < depth; cgrp = cgroup_parent(cgrp))
-			c->cgids[d++] = cgroup_id(cgrp);
-		rcu_read_unlock();
-		if (!cgrp) {
-			c->depth = d;
-			return c;
+		o = gpumem_charge_owner(place->prev, place->obj);
+		if (o && o->depth == depth) {
+			*forced = gpumem_charge_inherit(c, o);
+			done = true;
+		} else if (!o && !(current->flags & (PF_KTHREAD | PF_EXITING))) {
+			*forced = false;
+			done = gpumem_charge_own(c, depth);
+		} else {
+			done = false;
 		}
-		kfree(c);	/* moved to a deeper cgroup meanwhile */
+		rcu_read_unlock();
+		if (done)
+			return c;
+		kfree(c);	/* the owner's record went, or a cgroup moved */
 	}
 }
 
 /**
- * gpumem_charge_new() - charge a placement to the current task's cgroups
- * @minor: the device
- * @region: the region of the placement (enum gpumem_region)
- * @bytes: its size
- * @quiet: a repeat of a placement just denied (the same request retried by
- *	TTM): decide the same way, but count and report it only once
- * @chargep: the charge, to commit to the resource or cancel; NULL when
- *	nothing was charged (kernel threads, exiting tasks)
+ * gpumem_charge_new() - charge a placement to its buffer's owner
+ * @place: the placement
+ * @chargep: the record, to commit to the resource or cancel; NULL when
+ *	nothing was recorded (a buffer without an owner, see the top of this
+ *	file)
  *
- * Context: process context, may sleep (the TTM resource allocation path).
+ * A buffer without an owner gets the current task as its owner. A counted
+ * placement is checked against the owner's limits and charged; it is never
+ * denied when it is forced (see struct gpumem_charge_req).
+ *
+ * Context: process context, may sleep (the TTM resource allocation path,
+ * under the buffer's reservation).
  * Return: 0, -ENOSPC when a limit in enforce mode denies the placement, or
- *	-ENOMEM when gpumem itself is out of memory (nothing is charged then;
- *	the caller lets the placement through uncharged).
+ *	-ENOMEM when gpumem itself is out of memory (nothing is recorded
+ *	then; the caller lets the placement through uncharged).
  */
-int gpumem_charge_new(int minor, u8 region, u64 bytes, bool quiet,
+int gpumem_charge_new(const struct gpumem_placement *place,
 		      struct gpumem_charge **chargep)
 {
 	struct gpumem_charge_req req;
-	char comm[TASK_COMM_LEN];
+	bool forced = false;
 	struct gpumem_charge *c;
 	int ret;
 
 	*chargep = NULL;
-	if (current->flags & (PF_KTHREAD | PF_EXITING))
-		return 0;
-	c = gpumem_charge_alloc_current();
-	if (!c)
-		return -ENOMEM;
-	c->bytes = bytes;
-	c->minor = minor;
-	c->region = region;
-	c->tgid = task_tgid_nr(current);
+	c = gpumem_charge_build(place, &forced);
+	if (IS_ERR_OR_NULL(c))
+		return PTR_ERR_OR_ZERO(c);
+	c->obj = place->obj;
+	c->bytes = place->bytes;
+	c->minor = place->minor;
+	c->region = place->region;
+	c->counted = place->counted;
 	c->since = jiffies;
-	get_task_comm(comm, current->group_leader);
-	c->pu = gpumem_proc_usage_get(task_tgid(current), comm, minor);
-	if (!c->pu) {
-		kfree(c);
-		return -ENOMEM;
+	if (!c->counted) {
+		*chargep = c;
+		return 0;
+	}
+	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
+		c->pu = gpumem_proc_usage_get(c->owner, c->comm, c->minor);
+		if (!c->pu) {
+			gpumem_charge_free(c);
+			return -ENOMEM;
+		}
 	}
 	req = gpumem_charge_req(c);
-	ret = gpumem_limits_charge(&req, quiet);
+	req.forced = forced;
+	if (!forced)
+		req.comm = NULL;	/* the requesting thread's name */
+	ret = gpumem_limits_charge(&req, place->quiet);
 	if (ret) {
 		gpumem_proc_usage_put(c->pu);
-		kfree(c);
+		gpumem_charge_free(c);
 		return ret;
 	}
-	gpumem_proc_usage_charge(c->pu, region, bytes);
+	if (c->pu)
+		gpumem_proc_usage_charge(c->pu, c->region, c->bytes);
 	*chargep = c;
 	return 0;
 }
 
-/* Stop counting @c for its allocating process (the orphan sweep, or free). */
-static void gpumem_charge_drop_process(struct gpumem_charge *c)
-{
-	if (c->pu)
-		gpumem_proc_usage_uncharge(c->pu, c->region, c->bytes);
-	c->pu = NULL;
-}
-
-static void gpumem_charge_uncharge(struct gpumem_charge *c)
+/*
+ * Give back what @c is charged and free it. The caller took @c out of the
+ * table (@linked: readers may still see it) or never put it there.
+ */
+static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 {
 	struct gpumem_charge_req req = gpumem_charge_req(c);
+	struct gpumem_proc_usage *pu;
 
-	gpumem_limits_uncharge(&req);
-	gpumem_charge_drop_process(c);
+	spin_lock(&c->lock);
+	c->obj = NULL;
+	pu = c->pu;
+	c->pu = NULL;
+	spin_unlock(&c->lock);
+	if (c->counted)
+		gpumem_limits_uncharge(&req);
+	if (pu)
+		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
+	if (linked)
+		call_rcu(&c->rcu, gpumem_charge_free_rcu);
+	else
+		gpumem_charge_free(c);
+}
+
+/* Take @c out of the table: true if this caller did (it then finishes @c). */
+static bool gpumem_charge_unlink(struct gpumem_charge *c)
+{
+	return !rhashtable_remove_fast(&gpumem_charges, &c->rnode,
+				       gpumem_charge_params);
 }
 
 /*
- * A record for the same resource address exists: only an inert record of a
- * device being detached can be stale (its resource was freed without
- * gpumem and the address reused). Drop it and insert @charge. Caller holds
- * gpumem_charges_lock.
+ * Put @c in the table. A record for the same resource address can only be
+ * an inert one of a device being detached (its resource was freed without
+ * gpumem and the address reused): it is dropped.
  */
-static int gpumem_charge_replace_inert(struct gpumem_charge *charge)
+static int gpumem_charge_link(struct gpumem_charge *c)
 {
 	struct gpumem_charge *old;
+	int tries, ret;
 
-	lockdep_assert_held(&gpumem_charges_lock);
-	old = rhashtable_lookup_fast(&gpumem_charges, &charge->res,
-				     gpumem_charge_params);
-	if (!old || old->obj)
-		return -EEXIST;
-	rhashtable_remove_fast(&gpumem_charges, &old->rnode, gpumem_charge_params);
-	gpumem_charge_uncharge(old);
-	kfree_rcu(old, rcu);
-	return rhashtable_insert_fast(&gpumem_charges, &charge->rnode,
-				      gpumem_charge_params);
+	for (tries = 0; tries < 4; tries++) {
+		ret = rhashtable_lookup_insert_fast(&gpumem_charges, &c->rnode,
+						    gpumem_charge_params);
+		if (ret != -EEXIST)
+			return ret;
+		rcu_read_lock();
+		old = rhashtable_lookup(&gpumem_charges, &c->res,
+					gpumem_charge_params);
+		if (old && READ_ONCE(old->obj)) {
+			rcu_read_unlock();
+			return -EEXIST;	/* a live record: a bug somewhere */
+		}
+		if (old && !gpumem_charge_unlink(old))
+			old = NULL;	/* someone else took it out */
+		rcu_read_unlock();
+		if (old)
+			gpumem_charge_finish(old, true);
+	}
+	return -EEXIST;
 }
 
 /**
- * gpumem_charge_commit() - tie a charge to the resource it paid for
+ * gpumem_charge_commit() - tie a record to the resource it was made for
  * @charge: from gpumem_charge_new() (may be NULL: nothing to do)
  * @res: the resource the allocation produced
- * @obj: the buffer object the resource belongs to
  *
  * Context: may sleep.
  */
 void gpumem_charge_commit(struct gpumem_charge *charge,
-			  struct ttm_resource *res, struct drm_gem_object *obj)
+			  struct ttm_resource *res)
 {
-	int ret;
-
 	if (!charge)
 		return;
 	charge->res = res;
-	charge->obj = obj;
-	mutex_lock(&gpumem_charges_lock);
-	if (xa_load(&gpumem_detaching, charge->minor)) {
-		ret = -ENODEV;	/* its free may bypass gpumem from now on */
-	} else {
-		ret = rhashtable_insert_fast(&gpumem_charges, &charge->rnode,
-					     gpumem_charge_params);
-		if (ret == -EEXIST)
-			ret = gpumem_charge_replace_inert(charge);
-	}
-	mutex_unlock(&gpumem_charges_lock);
-	if (ret == -ENODEV) {
-		gpumem_charge_uncharge(charge);
-		kfree(charge);
+	if (WARN_ON_ONCE(gpumem_charge_link(charge))) {
+		/* cannot track it: give the charge back at once */
+		gpumem_charge_finish(charge, false);
 		return;
 	}
-	if (WARN_ON_ONCE(ret)) {
-		/* cannot track it: give the charge back at once */
-		gpumem_charge_uncharge(charge);
-		kfree(charge);
+	/*
+	 * Pairs with gpumem_charge_device_inert(): either its walk sees this
+	 * record and makes it inert, or this sees the device detaching and
+	 * takes the record back (its free may bypass gpumem from now on).
+	 */
+	smp_mb();
+	if (xa_load(&gpumem_detaching, charge->minor)) {
+		if (gpumem_charge_unlink(charge))
+			gpumem_charge_finish(charge, true);
 		return;
 	}
 	/* queue, never postpone: steady allocation must not starve the sweep */
-	queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
-			   GPUMEM_ORPHAN_AGE);
+	if (charge->pu)
+		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
+				   GPUMEM_ORPHAN_AGE);
 }
 
 /**
@@ -276,40 +416,37 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
  */
 void gpumem_charge_cancel(struct gpumem_charge *charge)
 {
-	if (!charge)
-		return;
-	gpumem_charge_uncharge(charge);
-	kfree(charge);
+	if (charge)
+		gpumem_charge_finish(charge, false);
 }
 
 /**
  * gpumem_charge_release() - uncharge a resource that is being freed
- * @res: the resource; called before the driver frees it
+ * @res: the resource; called before the driver frees it (and before its
+ *	buffer can be freed)
  *
- * Resources gpumem never charged (allocated before it was loaded, by kernel
- * threads) have no record and are left alone.
+ * Resources gpumem has no record of (placements before it was loaded,
+ * buffers without an owner) are left alone.
  *
- * Context: may sleep.
+ * Context: may sleep; takes no sleeping lock.
  */
 void gpumem_charge_release(struct ttm_resource *res)
 {
 	struct gpumem_charge *c;
 
-	mutex_lock(&gpumem_charges_lock);
-	c = rhashtable_lookup_fast(&gpumem_charges, &res, gpumem_charge_params);
+	rcu_read_lock();
+	c = rhashtable_lookup(&gpumem_charges, &res, gpumem_charge_params);
+	if (c && !gpumem_charge_unlink(c))
+		c = NULL;	/* a detaching device's walk took it */
+	rcu_read_unlock();
 	if (c)
-		rhashtable_remove_fast(&gpumem_charges, &c->rnode,
-				       gpumem_charge_params);
-	mutex_unlock(&gpumem_charges_lock);
-	if (!c)
-		return;
-	gpumem_charge_uncharge(c);
-	kfree_rcu(c, rcu);
+		gpumem_charge_finish(c, true);
 }
 
 /*
- * Walk every charge record with gpumem_charges_lock held; @fn returns true
- * to drop the record (it is then uncharged and freed).
+ * Walk every record; @fn returns true to take the record out (it is then
+ * given back and freed). Caller holds gpumem_charges_walk_lock. Records
+ * added or removed meanwhile may or may not be visited.
  */
 static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 			       void *arg)
@@ -317,18 +454,14 @@ static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 	struct rhashtable_iter iter;
 	struct gpumem_charge *c;
 
-	lockdep_assert_held(&gpumem_charges_lock);
+	lockdep_assert_held(&gpumem_charges_walk_lock);
 	rhashtable_walk_enter(&gpumem_charges, &iter);
 	rhashtable_walk_start(&iter);
 	while ((c = rhashtable_walk_next(&iter))) {
 		if (IS_ERR(c))
 			continue;	/* -EAGAIN: table resized, go on */
-		if (!fn(c, arg))
-			continue;
-		rhashtable_remove_fast(&gpumem_charges, &c->rnode,
-				       gpumem_charge_params);
-		gpumem_charge_uncharge(c);
-		kfree_rcu(c, rcu);
+		if (fn(c, arg) && gpumem_charge_unlink(c))
+			gpumem_charge_finish(c, true);
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
@@ -341,8 +474,11 @@ static bool gpumem_charge_on_device(struct gpumem_charge *c, void *arg)
 
 static bool gpumem_charge_make_inert(struct gpumem_charge *c, void *arg)
 {
-	if (c->minor == *(int *)arg)
+	if (c->minor == *(int *)arg) {
+		spin_lock(&c->lock);
 		c->obj = NULL;
+		spin_unlock(&c->lock);
+	}
 	return false;
 }
 
@@ -361,12 +497,13 @@ int gpumem_charge_device_inert(int minor)
 {
 	int ret;
 
-	mutex_lock(&gpumem_charges_lock);
+	mutex_lock(&gpumem_charges_walk_lock);
 	ret = xa_err(xa_store(&gpumem_detaching, minor, xa_mk_value(1),
 			      GFP_KERNEL));
+	smp_mb();	/* pairs with gpumem_charge_commit() */
 	if (!ret)
 		gpumem_charge_walk(gpumem_charge_make_inert, &minor);
-	mutex_unlock(&gpumem_charges_lock);
+	mutex_unlock(&gpumem_charges_walk_lock);
 	return ret;
 }
 
@@ -378,41 +515,40 @@ int gpumem_charge_device_inert(int minor)
  */
 void gpumem_charge_forget_device(int minor)
 {
-	mutex_lock(&gpumem_charges_lock);
+	mutex_lock(&gpumem_charges_walk_lock);
 	gpumem_charge_walk(gpumem_charge_on_device, &minor);
 	xa_erase(&gpumem_detaching, minor);
-	mutex_unlock(&gpumem_charges_lock);
+	mutex_unlock(&gpumem_charges_walk_lock);
 }
 
 /*
- * The sweep's visit of one charge. A charge stays with its cgroups until
+ * The sweep's visit of one record. A charge stays with its cgroups until
  * its resource is freed, whatever becomes of handles, mappings, dma-bufs or
- * the allocating process (memcg's and dmem's rule: a tenant that mmaps a
- * buffer and closes its handle keeps paying for it). Only the per-process
- * counters (the charged view) let go: of a charge whose process has exited,
- * and of one whose buffer no handle or dma-buf has reached for
- * GPUMEM_ORPHAN_AGE.
+ * the owner (memcg's and dmem's rule: a tenant that mmaps a buffer and
+ * closes its handle keeps paying for it). Only the per-process counters
+ * (the charged view) let go: of a charge whose process has exited, and of
+ * one whose buffer no handle or dma-buf has reached for GPUMEM_ORPHAN_AGE.
  */
 static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 {
+	struct gpumem_proc_usage *pu = NULL;
 	bool *more = arg;
 
-	if (!c->pu)
-		return false;
+	spin_lock(&c->lock);
+	if (!c->pu || !c->obj)
+		goto out;	/* not counted for a process, or inert */
 	*more = true;	/* still counted for a process: look again later */
-	if (!c->obj)
-		return false;	/* inert: its device is being detached */
-	if (gpumem_proc_usage_exited(c->pu)) {
-		gpumem_charge_drop_process(c);	/* its process is gone */
-		return false;
-	}
-	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf)) {
+	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf))
 		c->since = jiffies;
-		return false;
+	if (gpumem_proc_usage_exited(c->pu) ||
+	    !time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE)) {
+		pu = c->pu;
+		c->pu = NULL;
 	}
-	if (time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE))
-		return false;
-	gpumem_charge_drop_process(c);
+out:
+	spin_unlock(&c->lock);
+	if (pu)
+		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
 	return false;
 }
 
@@ -420,9 +556,9 @@ static void gpumem_charge_sweep_fn(struct work_struct *work)
 {
 	bool more = false;
 
-	mutex_lock(&gpumem_charges_lock);
+	mutex_lock(&gpumem_charges_walk_lock);
 	gpumem_charge_walk(gpumem_charge_orphan, &more);
-	mutex_unlock(&gpumem_charges_lock);
+	mutex_unlock(&gpumem_charges_walk_lock);
 	if (more)
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
@@ -438,12 +574,9 @@ int gpumem_charge_init(void)
 	return rhashtable_init(&gpumem_charges, &gpumem_charge_params);
 }
 
-static void gpumem_charge_free(void *ptr, void *arg)
+static void gpumem_charge_destroy(void *ptr, void *arg)
 {
-	struct gpumem_charge *c = ptr;
-
-	gpumem_charge_uncharge(c);
-	kfree(c);
+	gpumem_charge_finish(ptr, false);
 }
 
 /**
@@ -454,6 +587,7 @@ static void gpumem_charge_free(void *ptr, void *arg)
 void gpumem_charge_exit(void)
 {
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
-	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_free, NULL);
-	rcu_barrier();	/* kfree_rcu() of released records */
+	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
+				    NULL);
+	rcu_barrier();	/* call_rcu() of released records */
 }

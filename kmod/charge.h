@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gpumem charges: one record per charged placement (a TTM resource), who
- * owns it, and how long.
+ * gpumem charges: one record per placement (a TTM resource) of a buffer
+ * gpumem knows the owner of: who owns it, what it is charged, how long.
  */
 #ifndef GPUMEM_CHARGE_H
 #define GPUMEM_CHARGE_H
@@ -11,16 +11,40 @@
 struct ttm_resource;
 struct drm_gem_object;
 
-/* One charged placement; private to charge.c. */
+/* One recorded placement; private to charge.c. */
 struct gpumem_charge;
+
+/**
+ * struct gpumem_placement - a placement about to be made
+ * @obj: the buffer
+ * @prev: the buffer's current resource (bo->resource, stable under the
+ *	buffer's reservation, which TTM holds while it allocates), or NULL
+ * @minor: the device
+ * @region: enum gpumem_region of the new placement
+ * @bytes: its size
+ * @counted: counted against the owner's limits (VRAM and GTT); false for
+ *	a system placement, whose record only carries the buffer's owner to
+ *	its next placement
+ * @quiet: a repeat of a placement just denied (the same request retried by
+ *	TTM): decide the same way, but count and report it only once
+ */
+struct gpumem_placement {
+	const struct drm_gem_object *obj;
+	const struct ttm_resource *prev;
+	int minor;
+	u8 region;
+	u64 bytes;
+	bool counted;
+	bool quiet;
+};
 
 int gpumem_charge_init(void);
 void gpumem_charge_exit(void);
 
-int gpumem_charge_new(int minor, u8 region, u64 bytes, bool quiet,
+int gpumem_charge_new(const struct gpumem_placement *place,
 		      struct gpumem_charge **chargep);
 void gpumem_charge_commit(struct gpumem_charge *charge,
-			  struct ttm_resource *res, struct drm_gem_object *obj);
+			  struct ttm_resource *res);
 void gpumem_charge_cancel(struct gpumem_charge *charge);
 void gpumem_charge_release(struct ttm_resource *res);
 int gpumem_charge_device_inert(int minor);

@@ -291,6 +291,7 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "last_walk_ns %llu\n", st.last_ns);
 	seq_printf(m, "last_walk_clients %llu\n", st.last_clients);
 	seq_printf(m, "last_walk_bos %llu\n", st.last_bos);
+	seq_printf(m, "last_walk_skipped %llu\n", st.last_skipped);
 	seq_printf(m, "last_walk_collect_ns %llu\n", st.last_collect_ns);
 	seq_printf(m, "last_walk_account_ns %llu\n", st.last_account_ns);
 	seq_printf(m, "last_walk_release_ns %llu\n", st.last_release_ns);

@@ -9,12 +9,16 @@
  * depends on.
  */
 #include <linux/device.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_sysfs.h>
+#include <drm/drm_vma_manager.h>
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
@@ -56,23 +60,90 @@ static const struct class *gpumem_find_drm_class(void)
 	return ret ? ERR_PTR(ret) : cls;
 }
 
+/* How long a device without a TTM device found yet waits before looking again. */
+#define GPUMEM_FIND_TTM_FIRST	HZ
+#define GPUMEM_FIND_TTM_MAX	(60 * HZ)
+
 /*
- * The TTM device of a DRM device, if it has one. ttm_glob.device_list is
- * zeroed until the first TTM device exists and its mutex is not exported;
- * discovery runs from the device's own registration, after its TTM device was
- * added, and the result is cached for the device's lifetime.
+ * The TTM device of a DRM device of a listed driver, found through the DRM
+ * device itself, never through ttm_glob.device_list (its mutex is not
+ * exported: another GPU's ttm_device_fini() could free the entry a walk
+ * stands on):
+ *  - a driver of the VRAM helpers (bochs on 6.x, ast, mgag200, hibmc)
+ *    keeps it in ddev->vram_mm, which lives as long as the device;
+ *  - any other listed driver embeds every GEM object in a TTM buffer object
+ *    (i915: in a union, zeroed for its objects without TTM), so one
+ *    mappable object, read under the offset manager's lock (which keeps it
+ *    from being freed), names the TTM device.
+ * The TTM device lives until the driver unbinds, which removes the DRM
+ * device (gpumem_remove_dev()) first. NULL when the device has no mappable
+ * object yet: the caller looks again later.
  */
 static struct ttm_device *gpumem_find_ttm_device(struct drm_device *ddev)
 {
-	struct list_head *head = &ttm_glob.device_list;
-	struct ttm_device *bdev;
+	struct drm_vma_offset_manager *mgr = ddev->vma_offset_manager;
+	struct ttm_device *bdev = NULL;
+	struct drm_mm_node *node;
 
-	if (!ddev->anon_inode || !READ_ONCE(head->next))
+	if (ddev->vram_mm)
+		return &ddev->vram_mm->bdev;
+	if (!mgr || !ddev->anon_inode)
 		return NULL;
-	list_for_each_entry(bdev, head, device_list)
-		if (bdev->dev_mapping == ddev->anon_inode->i_mapping)
-			return bdev;
-	return NULL;
+	drm_vma_offset_lock_lookup(mgr);
+	drm_mm_for_each_node(node, &mgr->vm_addr_space_mm) {
+		struct drm_vma_offset_node *vn =
+			container_of(node, struct drm_vma_offset_node, vm_node);
+		struct drm_gem_object *obj =
+			container_of(vn, struct drm_gem_object, vma_node);
+		struct ttm_buffer_object *bo =
+			container_of(obj, struct ttm_buffer_object, base);
+
+		if (obj->dev != ddev || !READ_ONCE(bo->bdev))
+			continue;
+		if (bo->bdev->dev_mapping == ddev->anon_inode->i_mapping) {
+			bdev = bo->bdev;
+			break;
+		}
+	}
+	drm_vma_offset_unlock_lookup(mgr);
+	return bdev;
+}
+
+/* Hook @gdev's TTM device, now that it is known. */
+static void gpumem_attach_ttm(struct gpumem_device *gdev,
+			      struct ttm_device *bdev)
+{
+	mutex_lock(&gpumem_registry_lock);
+	gdev->bdev = bdev;	/* walkers read it under the registry lock */
+	mutex_unlock(&gpumem_registry_lock);
+	if (gpumem_hooks_attach(gdev))
+		dev_warn(gdev->drm->dev,
+			 "gpumem: cannot hook %s: no charges or limits on it\n",
+			 gdev->name);
+	else
+		dev_info(gdev->drm->dev, "gpumem: %s: TTM device found, hooked\n",
+			 gdev->name);
+}
+
+/*
+ * A listed driver's device whose TTM device was not found yet (no mappable
+ * object when it registered): look again, less and less often. Canceled
+ * (and waited for) by gpumem_remove_dev() before the device goes.
+ */
+static void gpumem_find_ttm_fn(struct work_struct *work)
+{
+	struct gpumem_device *gdev = container_of(to_delayed_work(work),
+						  struct gpumem_device,
+						  find_ttm);
+	struct ttm_device *bdev = gpumem_find_ttm_device(gdev->drm);
+
+	if (bdev) {
+		gpumem_attach_ttm(gdev, bdev);
+		return;
+	}
+	gdev->find_ttm_delay = min(2 * gdev->find_ttm_delay,
+				   (unsigned long)GPUMEM_FIND_TTM_MAX);
+	queue_delayed_work(system_wq, &gdev->find_ttm, gdev->find_ttm_delay);
 }
 
 static struct drm_minor *gpumem_primary_minor(struct device *dev)
@@ -103,6 +174,7 @@ static int gpumem_add_dev(struct device *dev)
 	gdev->minor = minor->index;
 	snprintf(gdev->name, sizeof(gdev->name), "card%d", minor->index);
 	gdev->drv = gpumem_driver_lookup(ddev->driver->name);
+	INIT_DELAYED_WORK(&gdev->find_ttm, gpumem_find_ttm_fn);
 	/* Only listed drivers embed every GEM object in a TTM BO. */
 	if (gdev->drv)
 		gdev->bdev = gpumem_find_ttm_device(ddev);
@@ -122,8 +194,14 @@ static int gpumem_add_dev(struct device *dev)
 	list_add_tail(&gdev->node, &pos->node);
 	mutex_unlock(&gpumem_registry_lock);
 
+	if (gdev->drv && !gdev->bdev) {
+		gdev->find_ttm_delay = GPUMEM_FIND_TTM_FIRST;
+		queue_delayed_work(system_wq, &gdev->find_ttm,
+				   gdev->find_ttm_delay);
+	}
 	dev_dbg(dev, "gpumem: tracking %s (%s, %s)\n", gdev->name,
-		ddev->driver->name, gdev->bdev ? "ttm" : "no ttm");
+		ddev->driver->name, gdev->bdev ? "ttm" :
+		gdev->drv ? "ttm not found yet" : "no ttm");
 	return 0;
 }
 
@@ -146,6 +224,8 @@ static void gpumem_remove_dev(struct device *dev)
 	mutex_unlock(&gpumem_registry_lock);
 	if (!found)
 		return;
+	/* it may still hook the device: then it is unhooked below */
+	cancel_delayed_work_sync(&found->find_ttm);
 	gpumem_hooks_detach(found);
 	gpumem_limits_device_gone(found->minor);
 	drm_dev_put(found->drm);

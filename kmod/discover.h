@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 
 struct drm_device;
 struct ttm_device;
@@ -20,7 +21,10 @@ struct gpumem_driver_info;
  *	interface's add until its remove, never longer (the last put may call
  *	into the driver module)
  * @bdev: the device's TTM device, or NULL when its objects are not
- *	classified as TTM buffer objects
+ *	classified as TTM buffer objects, or it was not found yet; set once,
+ *	under the registry lock
+ * @find_ttm: looks for @bdev again while it was not found (discover.c)
+ * @find_ttm_delay: the next wait of @find_ttm, in jiffies
  * @drv: the classifier's entry for the driver, or NULL
  * @minor: index of the primary minor
  * @name: "card<minor>"
@@ -30,6 +34,8 @@ struct gpumem_device {
 	struct list_head node;
 	struct drm_device *drm;
 	struct ttm_device *bdev;
+	struct delayed_work find_ttm;
+	unsigned long find_ttm_delay;
 	const struct gpumem_driver_info *drv;
 	int minor;
 	char name[16];

@@ -7,8 +7,10 @@
  *	go through uncharged.
  * fail_event: the allocation of an event's netlink message (netlink.c):
  *	the event is lost, and its sequence number with it (a gap).
+ * fail_resv: a walker's trylock of a buffer's reservation (walk.c), i.e. a
+ *	buffer a driver keeps reserved: the held view skips and counts it.
  *
- * Both start disabled (probability 0); the attributes do their own locking.
+ * All start disabled (probability 0); the attributes do their own locking.
  */
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
@@ -16,6 +18,7 @@
 
 static DECLARE_FAULT_ATTR(gpumem_fail_charge_attr);
 static DECLARE_FAULT_ATTR(gpumem_fail_event_attr);
+static DECLARE_FAULT_ATTR(gpumem_fail_resv_attr);
 
 /**
  * gpumem_fail_charge() - should this charge record allocation fail?
@@ -38,6 +41,17 @@ bool gpumem_fail_event(void)
 }
 
 /**
+ * gpumem_fail_resv() - should this reservation trylock find it busy?
+ *
+ * Context: any (the walker calls it under a spinlock).
+ * Return: true to act as if the reservation were held by someone else.
+ */
+bool gpumem_fail_resv(void)
+{
+	return should_fail(&gpumem_fail_resv_attr, 1);
+}
+
+/**
  * gpumem_fault_debugfs_init() - the attributes' debugfs directories
  * @dir: gpumem's debugfs directory; removed with it
  *
@@ -48,4 +62,5 @@ void gpumem_fault_debugfs_init(struct dentry *dir)
 {
 	fault_create_debugfs_attr("fail_charge", dir, &gpumem_fail_charge_attr);
 	fault_create_debugfs_attr("fail_event", dir, &gpumem_fail_event_attr);
+	fault_create_debugfs_attr("fail_resv", dir, &gpumem_fail_resv_attr);
 }

@@ -20,10 +20,12 @@ struct dentry;
 #ifdef CONFIG_FAULT_INJECTION
 bool gpumem_fail_charge(void);
 bool gpumem_fail_event(void);
+bool gpumem_fail_resv(void);
 void gpumem_fault_debugfs_init(struct dentry *dir);
 #else
 static inline bool gpumem_fail_charge(void) { return false; }
 static inline bool gpumem_fail_event(void) { return false; }
+static inline bool gpumem_fail_resv(void) { return false; }
 static inline void gpumem_fault_debugfs_init(struct dentry *dir) { }
 #endif
 

@@ -235,6 +235,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 {
 	const struct ttm_resource_manager_func *orig;
 	struct gpumem_charge *charge = NULL;
+	struct gpumem_placement pl;
 	struct gpumem_man_hook *h;
 	int ret;
 
@@ -254,11 +255,16 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		ret = h->orig->alloc(man, bo, place, res);
 		goto out;
 	}
+	pl.obj = &bo->base;
+	pl.prev = bo->resource;	/* stable: TTM holds the reservation */
+	pl.minor = h->gdev->minor;
+	pl.region = h->region;
+	pl.bytes = bo->base.size;
+	pl.counted = h->region != GPUMEM_REGION_SYSTEM;
 	/* A retry of a request just denied is decided again, reported once. */
-	ret = gpumem_charge_new(h->gdev->minor, h->region, bo->base.size,
-				gpumem_guard_denied_before(h->gdev->minor,
-							   place->mem_type),
-				&charge);
+	pl.quiet = pl.counted &&
+		   gpumem_guard_denied_before(h->gdev->minor, place->mem_type);
+	ret = gpumem_charge_new(&pl, &charge);
 	if (ret == -ENOSPC)
 		gpumem_guard_enter(h->gdev->minor, place->mem_type);
 	if (ret == -ENOMEM) {
@@ -275,8 +281,9 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		gpumem_charge_cancel(charge);
 		goto out;
 	}
-	gpumem_charge_commit(charge, *res, &bo->base);
-	gpumem_threshold_check(h, bo->base.size, true);
+	gpumem_charge_commit(charge, *res);
+	if (pl.counted)
+		gpumem_threshold_check(h, bo->base.size, true);
 out:
 	percpu_ref_put(&h->hdev->inflight);
 	return ret;
@@ -296,7 +303,8 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 		return;
 	}
 	h->orig->free(man, res);
-	gpumem_threshold_check(h, 0, false);
+	if (h->region != GPUMEM_REGION_SYSTEM)
+		gpumem_threshold_check(h, 0, false);
 	percpu_ref_put(&h->hdev->inflight);
 }
 
@@ -334,9 +342,18 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 
 	if (!man || !man->use_type || !man->func)
 		return 0;
-	region = gpumem_classify(gdev->drv, mem_type, TTM_NUM_MEM_TYPES,
-				 man->use_tt);
-	if (region != GPUMEM_REGION_VRAM && region != GPUMEM_REGION_GTT)
+	/*
+	 * VRAM and GTT are charged; TTM's own system manager is hooked only so
+	 * that a buffer's owner travels through its system placements (see
+	 * charge.c). Other driver types stay unhooked.
+	 */
+	if (mem_type == TTM_PL_SYSTEM)
+		region = GPUMEM_REGION_SYSTEM;
+	else
+		region = gpumem_classify(gdev->drv, mem_type, TTM_NUM_MEM_TYPES,
+					 man->use_tt);
+	if (region != GPUMEM_REGION_VRAM && region != GPUMEM_REGION_GTT &&
+	    mem_type != TTM_PL_SYSTEM)
 		return 0;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -349,7 +366,8 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	h->gdev = gdev;
 	h->hdev = hdev;
 	h->region = region;
-	if (gpumem_manager_capacity(gdev->drv, mem_type, man->size, PAGE_SHIFT,
+	if (region != GPUMEM_REGION_SYSTEM &&
+	    gpumem_manager_capacity(gdev->drv, mem_type, man->size, PAGE_SHIFT,
 				    &cap))
 		h->capacity = cap;
 	list_add_tail_rcu(&h->node, &gpumem_man_hooks);

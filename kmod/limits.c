@@ -163,7 +163,10 @@ static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
 	ev->type = type;
 	ev->cgid = n->row.cgid;
 	ev->pid = req->tgid;
-	get_task_comm(ev->comm, current);
+	if (req->comm)
+		strscpy(ev->comm, req->comm, sizeof(ev->comm));
+	else
+		get_task_comm(ev->comm, current);
 	ev->minor = req->minor;
 	ev->region = req->region;
 	ev->requested = req->bytes;
@@ -206,9 +209,10 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 			if (!n->row.has_limit || !gpumem_over(n->row.usage, c->bytes,
 							      n->row.max))
 				continue;
-			if (n->row.mode == GPUMEM_LIMIT_MODE_ENFORCE && !deny)
+			if (n->row.mode == GPUMEM_LIMIT_MODE_ENFORCE &&
+			    !c->forced && !deny)
 				deny = n;
-			else if (n->row.mode == GPUMEM_LIMIT_MODE_MONITOR && !report)
+			else if (!report)
 				report = n;
 		}
 	}
@@ -433,6 +437,21 @@ int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 	queue_delayed_work(system_wq, &gpumem_limits_sweep_work,
 			   GPUMEM_LIMITS_SWEEP);
 	return 0;
+}
+
+/**
+ * gpumem_limits_device_present() - whether limits may name a device
+ * @minor: its minor
+ *
+ * For validating a request: the answer may change right after it (a
+ * limit set on a device that went meanwhile fails with -ENODEV).
+ *
+ * Context: any.
+ * Return: true while the device is present (see gpumem_limits_device_add()).
+ */
+bool gpumem_limits_device_present(int minor)
+{
+	return minor >= 0 && xa_load(&gpumem_limits_devs, minor);
 }
 
 /**

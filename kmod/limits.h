@@ -20,7 +20,11 @@
  * @minor: the device
  * @region: enum gpumem_region
  * @bytes: size of the placement
- * @tgid: the allocating process (for events)
+ * @tgid: the process that owns the buffer (for events)
+ * @comm: its command name, or NULL for the current task's (for events)
+ * @forced: a placement made for the buffer's owner by someone else (a
+ *	kernel thread, another cgroup's eviction or restore): charged, never
+ *	denied; beyond an enforced max it is reported as in monitor mode
  */
 struct gpumem_charge_req {
 	const u64 *cgids;
@@ -29,6 +33,8 @@ struct gpumem_charge_req {
 	u8 region;
 	u64 bytes;
 	pid_t tgid;
+	const char *comm;
+	bool forced;
 };
 
 /**
@@ -60,6 +66,7 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *req);
 int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		      u32 mode);
 int gpumem_limits_del(u64 cgid, int minor, u8 region);
+bool gpumem_limits_device_present(int minor);
 int gpumem_limits_device_add(int minor);
 void gpumem_limits_device_gone(int minor);
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,

@@ -425,7 +425,8 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 	     (gpumem_nl_put_u64(skb, GPUMEM_A_PROC_SHARED, proc->shared,
 				GPUMEM_A_PROC_PAD) ||
 	      gpumem_nl_put_u64(skb, GPUMEM_A_PROC_OWNED, proc->owned,
-				GPUMEM_A_PROC_PAD))) ||
+				GPUMEM_A_PROC_PAD) ||
+	      nla_put_u32(skb, GPUMEM_A_PROC_SKIPPED, proc->skipped))) ||
 	    nla_put_u32(skb, GPUMEM_A_PROC_BOS, proc->bos))
 		goto cancel;
 	genlmsg_end(skb, hdr);
@@ -579,6 +580,8 @@ static int gpumem_nl_stats_get_doit(struct sk_buff *skb,
 			      st.last_clients, GPUMEM_A_STATS_PAD) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LAST_WALK_BOS, st.last_bos,
 			      GPUMEM_A_STATS_PAD) ||
+	    gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LAST_WALK_SKIPPED,
+			      st.last_skipped, GPUMEM_A_STATS_PAD) ||
 	    nla_put_u32(msg, GPUMEM_A_STATS_DEVICES, st.devices)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -594,7 +597,6 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 				  int *minor, u8 *region)
 {
 	struct nlattr **attrs = info->attrs;
-	struct gpumem_snapshot *snap;
 	struct cgroup *cgrp;
 
 	if (!GPUMEM_NL_REQUIRE(info, GPUMEM_A_LIMIT_CGROUP_ID,
@@ -620,17 +622,12 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	*minor = GPUMEM_ALL_DEVICES;
 	if (!attrs[GPUMEM_A_LIMIT_DEV_ID])
 		return 0;
-	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
-	if (IS_ERR(snap))
-		return PTR_ERR(snap);
 	*minor = nla_get_u32(attrs[GPUMEM_A_LIMIT_DEV_ID]);
-	if (gpumem_snapshot_dev_index(snap, *minor) < 0) {
-		gpumem_snapshot_free(snap);
+	if (!gpumem_limits_device_present(*minor)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_DEV_ID],
 				    "no such DRM device");
 		return -ENODEV;
 	}
-	gpumem_snapshot_free(snap);
 	return 0;
 }
 

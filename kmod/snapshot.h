@@ -71,6 +71,8 @@ struct gpumem_task_row {
  * @shared: bytes of those BOs also held elsewhere or exported/imported
  * @owned: bytes of BOs this process owns (see gpumem_account_device())
  * @bos: number of distinct BOs held
+ * @skipped: distinct BOs held whose placement could not be read (their
+ *	reservation stayed busy): in none of the figures above
  */
 struct gpumem_proc_row {
 	pid_t tgid;
@@ -79,6 +81,7 @@ struct gpumem_proc_row {
 	u64 shared;
 	u64 owned;
 	u32 bos;
+	u32 skipped;
 };
 
 /**
@@ -126,6 +129,7 @@ struct gpumem_buf_row {
  * @release_ns: of which dropping object references
  * @clients: DRM files visited
  * @bos: object handles visited
+ * @skipped: objects whose placement could not be read (busy)
  */
 struct gpumem_snapshot {
 	unsigned int flags;
@@ -143,6 +147,7 @@ struct gpumem_snapshot {
 	u64 collect_ns, account_ns, release_ns;
 	u32 clients;
 	u64 bos;
+	u64 skipped;
 };
 
 /**
@@ -176,6 +181,7 @@ struct gpumem_walk_ent {
 #define GPUMEM_ENT_PENDING	BIT(0)	/* placement not read yet */
 #define GPUMEM_ENT_DMABUF	BIT(1)	/* exported as a dma-buf */
 #define GPUMEM_ENT_IMPORTED	BIT(2)	/* imported from a dma-buf */
+#define GPUMEM_ENT_SKIPPED	BIT(3)	/* placement unreadable: reservation busy */
 
 struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
 					      unsigned int flags);

@@ -9,13 +9,19 @@
  *   drm_file.table_lock       (spinlock) the file's object_idr; we take a GEM
  *                             reference on every object before dropping it
  *   dma_resv (trylock)        a TTM BO's placement (bo->resource); taken
- *                             only by trylock under table_lock, otherwise
- *                             later with nothing but the registry lock held
+ *                             only by trylock: under table_lock, then
+ *                             again a few times with nothing but the
+ *                             registry lock held. A reservation still busy
+ *                             then (a driver moving or validating the
+ *                             buffer) is never waited for: the buffer is
+ *                             counted as skipped, so no reader can stall
+ *                             DRM behind a long-held reservation.
  * Object references are put only after every lock but the registry lock is
  * dropped. Files closed, objects freed and processes exiting meanwhile are
  * normal: we see each object as it was when we held its reference.
  */
 #include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/dma-resv.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
@@ -31,6 +37,7 @@
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
+#include "fault_inject.h"
 #include "snapshot.h"
 #include "proc_usage.h"
 #include "walk.h"
@@ -81,6 +88,14 @@ static void gpumem_read_placement(const struct gpumem_device *gdev,
 				      man && man->use_tt);
 }
 
+/* A BO's reservation, if it is free now (never waits). */
+static bool gpumem_resv_trylock(struct drm_gem_object *obj)
+{
+	if (gpumem_fail_resv())
+		return false;	/* fault injection: as if busy */
+	return dma_resv_trylock(obj->resv);
+}
+
 /* Under drm_file.table_lock: must not sleep. */
 static void gpumem_classify_atomic(const struct gpumem_device *gdev,
 				   struct drm_gem_object *obj,
@@ -98,7 +113,7 @@ static void gpumem_classify_atomic(const struct gpumem_device *gdev,
 	ent->region = GPUMEM_REGION_SYSTEM;
 	if (!bo)
 		return;
-	if (!dma_resv_trylock(obj->resv)) {
+	if (!gpumem_resv_trylock(obj)) {
 		ent->flags |= GPUMEM_ENT_PENDING;
 		return;
 	}
@@ -106,26 +121,45 @@ static void gpumem_classify_atomic(const struct gpumem_device *gdev,
 	dma_resv_unlock(obj->resv);
 }
 
-/* Placements whose reservation was contended: lock them one by one. */
-static int gpumem_resolve_pending(const struct gpumem_device *gdev,
-				  struct gpumem_walk_ent *ents, size_t n)
+/*
+ * Placements whose reservation was contended under the file's table_lock:
+ * tried again GPUMEM_RESV_TRIES times, GPUMEM_RESV_PAUSE_US apart, never
+ * waited for. What stays busy is marked skipped.
+ */
+#define GPUMEM_RESV_TRIES	3
+#define GPUMEM_RESV_PAUSE_US	200
+
+static void gpumem_resolve_pending(const struct gpumem_device *gdev,
+				   struct gpumem_walk_ent *ents, size_t n)
 {
-	size_t i;
-	int ret;
+	unsigned int try;
+	size_t i, left;
 
-	for (i = 0; i < n; i++) {
-		struct drm_gem_object *obj = ents[i].obj;
+	for (try = 0; try < GPUMEM_RESV_TRIES; try++) {
+		if (try)
+			usleep_range(GPUMEM_RESV_PAUSE_US,
+				     2 * GPUMEM_RESV_PAUSE_US);
+		for (i = 0, left = 0; i < n; i++) {
+			struct drm_gem_object *obj = ents[i].obj;
 
-		if (!(ents[i].flags & GPUMEM_ENT_PENDING))
-			continue;
-		ret = dma_resv_lock_interruptible(obj->resv, NULL);
-		if (ret)
-			return ret;
-		gpumem_read_placement(gdev, gpumem_ttm_bo(gdev, obj), &ents[i]);
-		dma_resv_unlock(obj->resv);
-		ents[i].flags &= ~GPUMEM_ENT_PENDING;
+			if (!(ents[i].flags & GPUMEM_ENT_PENDING))
+				continue;
+			if (!gpumem_resv_trylock(obj)) {
+				left++;
+				continue;
+			}
+			gpumem_read_placement(gdev, gpumem_ttm_bo(gdev, obj),
+					      &ents[i]);
+			dma_resv_unlock(obj->resv);
+			ents[i].flags &= ~GPUMEM_ENT_PENDING;
+		}
+		if (!left)
+			return;
 	}
-	return 0;
+	for (i = 0; i < n; i++) {
+		if (ents[i].flags & GPUMEM_ENT_PENDING)
+			ents[i].flags ^= GPUMEM_ENT_PENDING | GPUMEM_ENT_SKIPPED;
+	}
 }
 
 /*
@@ -376,7 +410,7 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	ret = gpumem_collect_device(w, gdev);
 	w->snap->bos += w->nr_ents;
 	if (!ret)
-		ret = gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
+		gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
 	t1 = ktime_get_ns();
 	if (!ret)
 		ret = gpumem_account_device(w->snap, idx, w->ents, w->nr_ents,
@@ -474,6 +508,7 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 		gpumem_stats.last_ns = w.snap->walk_ns;
 		gpumem_stats.last_clients = w.snap->clients;
 		gpumem_stats.last_bos = w.snap->bos;
+		gpumem_stats.last_skipped = w.snap->skipped;
 		gpumem_stats.last_collect_ns = w.snap->collect_ns;
 		gpumem_stats.last_account_ns = w.snap->account_ns;
 		gpumem_stats.last_release_ns = w.snap->release_ns;

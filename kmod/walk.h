@@ -17,6 +17,7 @@ struct gpumem_snapshot;
  * @last_ns: duration of the last completed walk
  * @last_clients: DRM files visited by the last walk
  * @last_bos: object handles visited by the last walk
+ * @last_skipped: objects the last walk could not read the placement of
  * @last_collect_ns: time the last walk spent visiting clients and objects
  * @last_account_ns: time it spent aggregating (dedup, owner rule)
  * @last_release_ns: time it spent dropping object references
@@ -28,6 +29,7 @@ struct gpumem_walk_stats {
 	u64 last_ns;
 	u64 last_clients;
 	u64 last_bos;
+	u64 last_skipped;
 	u64 last_collect_ns;
 	u64 last_account_ns;
 	u64 last_release_ns;

@@ -135,6 +135,43 @@ static void lt_max_enforce(struct kunit *test)
 	gpumem_limits_uncharge(&req);
 }
 
+/*
+ * A placement made for a buffer's owner by someone else (a restore, another
+ * tenant's eviction) is charged to the owner and never denied: beyond an
+ * enforced max it is reported as not denied, in the owner's name.
+ */
+static void lt_forced(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 8192);
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	req.forced = true;
+	req.comm = "owner";
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).denied, 2ULL);
+	KUNIT_ASSERT_EQ(test, lt_nevents, 2U);
+	KUNIT_EXPECT_TRUE(test, lt_events[0].denied);
+	KUNIT_EXPECT_FALSE(test, lt_events[1].denied);
+	KUNIT_EXPECT_EQ(test, lt_events[1].usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_events[1].requested, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_events[1].pid, 42);
+	KUNIT_EXPECT_STREQ(test, lt_events[1].comm, "owner");
+	/* the owner's own next request is denied: it is over its max */
+	req.forced = false;
+	req.bytes = 1;
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	req.bytes = 8192;
+	gpumem_limits_uncharge(&req);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 0ULL);
+}
+
 /* Monitor mode lets it through and reports each placement beyond max. */
 static void lt_monitor(struct kunit *test)
 {
@@ -283,6 +320,7 @@ static void lt_device_gone(struct kunit *test)
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
 	KUNIT_CASE(lt_max_enforce),
+	KUNIT_CASE(lt_forced),
 	KUNIT_CASE(lt_monitor),
 	KUNIT_CASE(lt_high_crossed),
 	KUNIT_CASE(lt_overflow),

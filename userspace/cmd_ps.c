@@ -4,6 +4,7 @@
  * one pid, one device or one cgroup subtree (filtered by the kernel).
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,7 +31,9 @@ static const char help[] =
 	"it is shared with other processes or dma-buf, how much it owns (summed\n"
 	"over all processes of a device, owned counts every buffer once) and the\n"
 	"number of buffers, from a walk of every client and buffer. pid 0\n"
-	"([kernel]) collects in-kernel DRM clients.\n"
+	"([kernel]) collects in-kernel DRM clients. The walk never waits for a\n"
+	"buffer a driver keeps reserved (moving or validating it): such a buffer is\n"
+	"in no column, and a line on stderr says how many were skipped.\n"
 	"\n"
 	"  -p, --pid PID        only this process (1 to 4194304)\n"
 	"  -d, --device DEV     only this device: cardN, N or a PCI address\n"
@@ -41,7 +44,7 @@ static const char help[] =
 	"  -j, --json           a JSON array, one object per process and device:\n"
 	"                       pid, comm, cgroup_id, cgroup, device, view\n"
 	"                       (\"charged\" or \"held\"), vram, gtt, bos; the held\n"
-	"                       view adds system, other, shared, owned\n"
+	"                       view adds system, other, shared, owned, skipped\n"
 	"  -b, --bytes          exact byte counts\n";
 
 static void print_json(const struct gm_proc_list *l)
@@ -75,6 +78,8 @@ static void print_json(const struct gm_proc_list *l)
 			jw_kv_u64(&w, "owned", p->owned);
 		}
 		jw_kv_u64(&w, "bos", p->bos);
+		if (p->held)
+			jw_kv_u64(&w, "skipped", p->skipped);
 		jw_object_end(&w);
 	}
 	jw_array_end(&w);
@@ -91,6 +96,7 @@ static int print_table(const struct gm_proc_list *l, bool held, bool exact)
 		"PID", "COMM", "DEVICE", "VRAM", "GTT", "BOS", "CGROUP",
 	};
 	char b[6][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
+	uint64_t skipped;
 	struct table t;
 	size_t i;
 	int ret = 0;
@@ -124,6 +130,11 @@ static int print_table(const struct gm_proc_list *l, bool held, bool exact)
 	if (!ret)
 		tbl_print(&t, stdout, 0);
 	tbl_free(&t);
+	for (i = 0, skipped = 0; i < l->n; i++)
+		skipped += l->v[i].skipped;
+	if (!ret && skipped)
+		fprintf(stderr, "gpumemctl: %" PRIu64 " buffer(s) were busy (reserved by a driver) and are not counted\n",
+			skipped);
 	return ret ? gm_error("out of memory") : GM_EXIT_OK;
 }
 

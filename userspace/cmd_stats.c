@@ -15,7 +15,9 @@ static const char help[] =
 	"\n"
 	"Counters of gpumem's walker (one walk of every DRM client and buffer per\n"
 	"snapshot): walks, walks_failed, last_walk_ns (duration of the last walk),\n"
-	"last_walk_clients, last_walk_bos, and the number of devices.\n"
+	"last_walk_clients, last_walk_bos, last_walk_skipped (buffers whose placement\n"
+	"the walk could not read: a driver kept them reserved), and the number of\n"
+	"devices.\n"
 	"\n"
 	"  -j, --json    one JSON object with those keys\n";
 
@@ -56,14 +58,16 @@ int cmd_stats(int argc, char **argv, struct gm_opts *o)
 		jw_kv_u64(&w, "last_walk_ns", s.last_walk_ns);
 		jw_kv_u64(&w, "last_walk_clients", s.last_walk_clients);
 		jw_kv_u64(&w, "last_walk_bos", s.last_walk_bos);
+		jw_kv_u64(&w, "last_walk_skipped", s.last_walk_skipped);
 		jw_kv_u64(&w, "devices", s.devices);
 		jw_object_end(&w);
 		jw_finish(&w);
 	} else {
-		char v[6][48], d[32];
-		const char *rows[6][2] = {
+		char v[7][48], d[32];
+		const char *rows[7][2] = {
 			{ "walks", v[0] }, { "walks_failed", v[1] }, { "last_walk_ns", v[2] },
-			{ "last_walk_clients", v[3] }, { "last_walk_bos", v[4] }, { "devices", v[5] },
+			{ "last_walk_clients", v[3] }, { "last_walk_bos", v[4] },
+			{ "last_walk_skipped", v[6] }, { "devices", v[5] },
 		};
 		struct table t;
 		int i;
@@ -75,8 +79,9 @@ int cmd_stats(int argc, char **argv, struct gm_opts *o)
 		snprintf(v[3], sizeof(v[3]), "%" PRIu64, s.last_walk_clients);
 		snprintf(v[4], sizeof(v[4]), "%" PRIu64, s.last_walk_bos);
 		snprintf(v[5], sizeof(v[5]), "%u", s.devices);
+		snprintf(v[6], sizeof(v[6]), "%" PRIu64, s.last_walk_skipped);
 		tbl_init(&t, 2, hdr, "ll");
-		for (i = 0; i < 6; i++)
+		for (i = 0; i < 7; i++)
 			if (tbl_add(&t, rows[i]) < 0) {
 				tbl_free(&t);
 				return gm_error("out of memory");

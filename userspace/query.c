@@ -126,6 +126,7 @@ static struct nla_policy proc_policy[GPUMEM_A_PROC_MAX + 1] = {
 	[GPUMEM_A_PROC_OWNED] = { .type = NLA_U64 },
 	[GPUMEM_A_PROC_BOS] = { .type = NLA_U32 },
 	[GPUMEM_A_PROC_VIEW] = { .type = NLA_U32 },
+	[GPUMEM_A_PROC_SKIPPED] = { .type = NLA_U32 },
 };
 
 static struct nla_policy usage_policy[GPUMEM_A_USAGE_MAX + 1] = {
@@ -150,6 +151,7 @@ static struct nla_policy stats_policy[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_LAST_WALK_NS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_LAST_WALK_CLIENTS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_LAST_WALK_BOS] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_LAST_WALK_SKIPPED] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_DEVICES] = { .type = NLA_U32 },
 };
 
@@ -300,6 +302,7 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	p->shared = get_u64(tb[GPUMEM_A_PROC_SHARED]);
 	p->owned = get_u64(tb[GPUMEM_A_PROC_OWNED]);
 	p->bos = get_u32(tb[GPUMEM_A_PROC_BOS]);
+	p->skipped = get_u32(tb[GPUMEM_A_PROC_SKIPPED]);
 	p->held = !tb[GPUMEM_A_PROC_VIEW] ||
 		  nla_get_u32(tb[GPUMEM_A_PROC_VIEW]) == GPUMEM_PROC_VIEW_HELD;
 	p->comm = dup_str(tb[GPUMEM_A_PROC_COMM]);
@@ -377,6 +380,7 @@ int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s)
 	s->last_walk_ns = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_NS]);
 	s->last_walk_clients = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_CLIENTS]);
 	s->last_walk_bos = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_BOS]);
+	s->last_walk_skipped = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_SKIPPED]);
 	s->devices = get_u32(tb[GPUMEM_A_STATS_DEVICES]);
 	return 0;
 }

@@ -47,6 +47,7 @@ struct gm_proc {
 	uint64_t usage[GM_NREGIONS];	/* bytes per enum gpumem_region */
 	uint64_t shared, owned;	/* held view only */
 	uint32_t bos;
+	uint32_t skipped;	/* held view: buffers busy, in no figure */
 	bool held;		/* the held view (walk), else the charged view */
 };
 
@@ -63,6 +64,7 @@ struct gm_buf {
 
 struct gm_stats {
 	uint64_t walks, walks_failed, last_walk_ns, last_walk_clients, last_walk_bos;
+	uint64_t last_walk_skipped;
 	uint32_t devices;
 };
 

@@ -26,12 +26,6 @@ fi
 
 . "$(dirname "$0")/quota-lib.sh"
 
-# fault_on DIR PROBABILITY TIMES TASK-FILTER / fault_off DIR
-fault_on() {
-	echo 0 >"$1/verbose" && echo "$4" >"$1/task-filter" && echo 1 >"$1/interval" &&
-		echo "$3" >"$1/times" && echo "$2" >"$1/probability"
-}
-fault_off() { echo 0 >"$1/probability"; }
 trap 'fault_off "$FC"; fault_off "$FE"; "$CTL" limit clear "$G" >/dev/null 2>&1; _gm_cleanup' EXIT
 
 G=$GM_CGROOT/gpumem-q-fault

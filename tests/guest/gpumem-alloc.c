@@ -12,7 +12,8 @@
  * Output is line based, for awk:
  *   DEVICE card0 driver=qxl
  *   BO 0 handle=1 size=1048576 kind=vram          one per allocated buffer
- *   EXPORTED handle=1 size=1048576                export: the BO served on SOCKET
+ *   EXPORTED handle=1 size=1048576 via=dma-buf    export: the BO served on SOCKET (via=flink
+ *                                                 where the driver has no PRIME export)
  *   SENT 1                                        export: an importer got the fd
  *   IMPORTED handle=2 size=1048576                import / selfimport (file 2)
  *   TOTAL bos=3 bytes=3145728                     distinct BOs held, their bytes
@@ -50,8 +51,8 @@
 #define DUMB_WIDTH	1024	/* pixels per row of a dumb buffer */
 #define DUMB_BPP	32
 
-enum kind { KIND_VRAM, KIND_SURFACE, KIND_DUMB, KIND_SCANOUT };
-static const char *const kind_names[] = { "vram", "surface", "dumb", "scanout" };
+enum kind { KIND_VRAM, KIND_SURFACE, KIND_DUMB, KIND_SCANOUT, KIND_MODE };
+static const char *const kind_names[] = { "vram", "surface", "dumb", "scanout", "mode" };
 
 struct card {
 	int fd;
@@ -315,28 +316,67 @@ static void pick_output(const struct card *c, uint32_t *conn_id, uint32_t *crtc_
 	die("%s: no connected connector with a mode and a usable CRTC", c->node);
 }
 
-/* A dumb buffer the size of the current mode, shown on a CRTC: the driver pins it. */
-static void alloc_scanout(const struct card *c, struct bo *bo)
+/* Become DRM master (a modeset needs it). */
+static void become_master(const struct card *c)
+{
+	int err;
+
+	if (!drmSetMaster(c->fd))
+		return;
+	err = errno;
+	if (!drmIsMaster(c->fd))
+		die("%s: cannot become DRM master (%s): is another process master?", c->node,
+		    strerror(err));
+}
+
+/* Show buffer @handle (32 bpp, @pitch bytes a row) in @mode on a CRTC: the driver pins it. */
+static void show_on_crtc(const struct card *c, uint32_t handle, uint32_t pitch,
+			 uint32_t conn_id, uint32_t crtc_id, drmModeModeInfo *mode)
+{
+	if (scanout.fb_id)
+		die("only one scanout buffer per process");
+	if (drmModeAddFB(c->fd, mode->hdisplay, mode->vdisplay, 24, DUMB_BPP, pitch, handle,
+			 &scanout.fb_id))
+		die("%s: drmModeAddFB %ux%u: %s", c->node, mode->hdisplay, mode->vdisplay,
+		    strerror(errno));
+	if (drmModeSetCrtc(c->fd, crtc_id, scanout.fb_id, 0, 0, &conn_id, 1, mode))
+		die("%s: drmModeSetCrtc %s on CRTC %u: %s", c->node, mode->name, crtc_id,
+		    strerror(errno));
+	scanout.crtc_id = crtc_id;
+	printf("SCANOUT mode=%s crtc=%u connector=%u\n", mode->name, crtc_id, conn_id);
+}
+
+/* A dumb buffer the size of the current mode, shown on a CRTC (scanout) or not (mode). */
+static void alloc_mode_sized(const struct card *c, struct bo *bo, bool show)
 {
 	drmModeModeInfo mode;
 	uint32_t conn_id, crtc_id, pitch;
 
-	if (scanout.fb_id)
-		die("only one scanout buffer per process");
-	if (drmSetMaster(c->fd) && !drmIsMaster(c->fd))
-		die("%s: cannot become DRM master (%s): is another process master?", c->node,
-		    strerror(errno));
+	if (show)
+		become_master(c);
+	else if (drmIsMaster(c->fd) && drmDropMaster(c->fd))
+		die("%s: drmDropMaster: %s", c->node, strerror(errno));	/* leave it to a compositor */
 	pick_output(c, &conn_id, &crtc_id, &mode);
 	alloc_dumb(c, mode.hdisplay, mode.vdisplay, bo, &pitch);
-	if (drmModeAddFB(c->fd, mode.hdisplay, mode.vdisplay, 24, DUMB_BPP, pitch, bo->handle,
-			 &scanout.fb_id))
-		die("%s: drmModeAddFB %ux%u: %s", c->node, mode.hdisplay, mode.vdisplay,
-		    strerror(errno));
-	if (drmModeSetCrtc(c->fd, crtc_id, scanout.fb_id, 0, 0, &conn_id, 1, &mode))
-		die("%s: drmModeSetCrtc %s on CRTC %u: %s", c->node, mode.name, crtc_id,
-		    strerror(errno));
-	scanout.crtc_id = crtc_id;
-	printf("SCANOUT mode=%s crtc=%u connector=%u\n", mode.name, crtc_id, conn_id);
+	if (show)
+		show_on_crtc(c, bo->handle, pitch, conn_id, crtc_id, &mode);
+	else
+		printf("MODE %s pitch=%u\n", mode.name, pitch);
+}
+
+/* Show an imported buffer (a "mode" buffer of another process) on a CRTC. */
+static void show_imported(const struct card *c, const struct bo *bo)
+{
+	drmModeModeInfo mode;
+	uint32_t conn_id, crtc_id, pitch;
+
+	become_master(c);
+	pick_output(c, &conn_id, &crtc_id, &mode);
+	pitch = mode.hdisplay * (DUMB_BPP / 8);
+	if (bo->size < (uint64_t)pitch * mode.vdisplay)
+		die("imported buffer of %" PRIu64 " bytes is smaller than mode %s", bo->size,
+		    mode.name);
+	show_on_crtc(c, bo->handle, pitch, conn_id, crtc_id, &mode);
 }
 
 static void alloc_one(const struct card *c, enum kind kind, uint64_t size, struct bo *bo)
@@ -356,7 +396,8 @@ static void alloc_one(const struct card *c, enum kind kind, uint64_t size, struc
 		break;
 	}
 	case KIND_SCANOUT:
-		alloc_scanout(c, bo);
+	case KIND_MODE:
+		alloc_mode_sized(c, bo, kind == KIND_SCANOUT);
 		break;
 	}
 }
@@ -384,7 +425,7 @@ static uint64_t total_bytes(const struct bo *bos, unsigned int n)
 
 static void free_bo(const struct card *c, const struct bo *bo)
 {
-	if (bo->kind == KIND_DUMB || bo->kind == KIND_SCANOUT) {
+	if (bo->kind == KIND_DUMB || bo->kind == KIND_SCANOUT || bo->kind == KIND_MODE) {
 		struct drm_mode_destroy_dumb d = { .handle = bo->handle };
 
 		if (drmIoctl(c->fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d))
@@ -459,10 +500,15 @@ static int listen_on(const char *path)
 	return s;
 }
 
-static void send_fd(int sock, int fd)
+/*
+ * Hand the buffer to an importer: the dma-buf @fd over SCM_RIGHTS, or, where
+ * the driver has no PRIME export (bochs before 6.6), its flink name as
+ * "N<name>" with no descriptor.
+ */
+static void send_fd(int sock, int fd, uint32_t flink_name)
 {
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	char msgbuf[16] = "F";
+	struct iovec iov = { .iov_base = msgbuf, .iov_len = 1 };
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -474,19 +520,26 @@ static void send_fd(int sock, int fd)
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
 	memset(&u, 0, sizeof(u));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+	if (fd < 0) {
+		iov.iov_len = snprintf(msgbuf, sizeof(msgbuf), "N%u", flink_name);
+		msg.msg_control = NULL;
+		msg.msg_controllen = 0;
+	} else {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
 		fprintf(stderr, "gpumem-alloc: sendmsg: %s\n", strerror(errno));
 }
 
-static int recv_fd(const char *path, unsigned int timeout_s)
+/* Fetch what send_fd() sent: a dma-buf fd, or -1 and the flink name in *@name. */
+static int recv_fd(const char *path, unsigned int timeout_s, uint32_t *name)
 {
 	struct sockaddr_un sa;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	char msgbuf[16];
+	struct iovec iov = { .iov_base = msgbuf, .iov_len = sizeof(msgbuf) - 1 };
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -497,6 +550,7 @@ static int recv_fd(const char *path, unsigned int timeout_s)
 	};
 	struct timeval tv = { .tv_sec = timeout_s };
 	struct cmsghdr *cm;
+	ssize_t n;
 	int s, fd;
 
 	socket_addr(path, &sa);
@@ -506,14 +560,27 @@ static int recv_fd(const char *path, unsigned int timeout_s)
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)))
 		die("connect to %s: %s", path, strerror(errno));
-	if (recvmsg(s, &msg, MSG_CMSG_CLOEXEC) != 1)
-		die("no dma-buf received on %s: %s", path, errno ? strerror(errno) : "peer closed");
+	n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
+	if (n < 1)
+		die("nothing received on %s: %s", path, n < 0 ? strerror(errno) : "peer closed");
+	close(s);
+	msgbuf[n] = '\0';
+	if (msgbuf[0] == 'N') {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(msgbuf + 1, &end, 10);
+		if (errno || end == msgbuf + 1 || *end || !v || v > UINT32_MAX)
+			die("bad flink name message '%s' on %s", msgbuf, path);
+		*name = v;
+		return -1;
+	}
 	cm = CMSG_FIRSTHDR(&msg);
 	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
 	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
 		die("message on %s carried no file descriptor", path);
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	close(s);
 	return fd;
 }
 
@@ -529,7 +596,7 @@ static double now_s(void)
  * Hold until a signal, EOF on stdin (with -w) or the hold time ends. With a
  * listening socket, hand the dma-buf fd to every importer that connects.
  */
-static void hold(const struct opts *o, int listen_fd, int dmabuf)
+static void hold(const struct opts *o, int listen_fd, int dmabuf, uint32_t flink_name)
 {
 	double end = now_s() + o->hold_seconds;
 	unsigned int sent = 0;
@@ -569,7 +636,7 @@ static void hold(const struct opts *o, int listen_fd, int dmabuf)
 		if (ls >= 0 && (p[ls].revents & POLLIN)) {
 			i = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 			if (i >= 0) {
-				send_fd(i, dmabuf);
+				send_fd(i, dmabuf, flink_name);
 				close(i);
 				printf("SENT %u\n", ++sent);
 			}
@@ -587,7 +654,7 @@ static int cmd_alloc(const struct opts *o)
 	printf("DEVICE %s driver=%s\n", c.node, c.driver);
 	alloc_all(&c, o, bos);
 	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
-	hold(o, -1, -1);
+	hold(o, -1, -1, 0);
 	stop_scanout(&c);
 	free_all(&c, bos, o->count);
 	close(c.fd);
@@ -599,6 +666,7 @@ static int cmd_alloc(const struct opts *o)
 static int cmd_export(const struct opts *o)
 {
 	static struct bo bos[MAX_BOS];
+	uint32_t flink_name = 0;
 	struct card c;
 	int dmabuf, ls;
 
@@ -607,14 +675,28 @@ static int cmd_export(const struct opts *o)
 	open_card(o->driver, &c);
 	printf("DEVICE %s driver=%s\n", c.node, c.driver);
 	alloc_all(&c, o, bos);
-	dmabuf = export_bo(&c, bos[0].handle);
-	printf("EXPORTED handle=%u size=%" PRIu64 "\n", bos[0].handle, bos[0].size);
+	if (drmPrimeHandleToFD(c.fd, bos[0].handle, DRM_CLOEXEC, &dmabuf)) {
+		struct drm_gem_flink f = { .handle = bos[0].handle };
+
+		if (errno != ENOSYS)
+			die("%s: drmPrimeHandleToFD(handle %u): %s", c.node, bos[0].handle,
+			    strerror(errno));
+		/* no PRIME on this driver: hand out a flink name */
+		if (drmIoctl(c.fd, DRM_IOCTL_GEM_FLINK, &f))
+			die("%s: DRM_IOCTL_GEM_FLINK(handle %u): %s", c.node, bos[0].handle,
+			    strerror(errno));
+		dmabuf = -1;
+		flink_name = f.name;
+	}
+	printf("EXPORTED handle=%u size=%" PRIu64 " via=%s\n", bos[0].handle, bos[0].size,
+	       dmabuf < 0 ? "flink" : "dma-buf");
 	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
 	ls = listen_on(o->socket);
-	hold(o, ls, dmabuf);
+	hold(o, ls, dmabuf, flink_name);
 	close(ls);
 	unlink(o->socket);
-	close(dmabuf);
+	if (dmabuf >= 0)
+		close(dmabuf);
 	stop_scanout(&c);
 	free_all(&c, bos, o->count);
 	close(c.fd);
@@ -627,18 +709,31 @@ static int cmd_import(const struct opts *o)
 {
 	struct card c;
 	struct bo bo = { .kind = KIND_VRAM };
+	uint32_t name = 0;
 	int dmabuf;
 
 	if (!o->socket)
 		die("import needs -S SOCKET");
 	open_card(o->driver, &c);
 	printf("DEVICE %s driver=%s\n", c.node, c.driver);
-	dmabuf = recv_fd(o->socket, o->hold_seconds);
-	bo.handle = import_bo(&c, dmabuf, &bo.size);
-	close(dmabuf);
+	dmabuf = recv_fd(o->socket, o->hold_seconds, &name);
+	if (dmabuf < 0) {
+		struct drm_gem_open g = { .name = name };
+
+		if (drmIoctl(c.fd, DRM_IOCTL_GEM_OPEN, &g))
+			die("%s: DRM_IOCTL_GEM_OPEN(name %u): %s", c.node, name, strerror(errno));
+		bo.handle = g.handle;
+		bo.size = g.size;
+	} else {
+		bo.handle = import_bo(&c, dmabuf, &bo.size);
+		close(dmabuf);
+	}
 	printf("IMPORTED handle=%u size=%" PRIu64 "\n", bo.handle, bo.size);
+	if (o->kind_set && o->kind == KIND_SCANOUT)
+		show_imported(&c, &bo);
 	printf("TOTAL bos=1 bytes=%" PRIu64 "\n", bo.size);
-	hold(o, -1, -1);
+	hold(o, -1, -1, 0);
+	stop_scanout(&c);
 	free_bo(&c, &bo);
 	close(c.fd);
 	printf("FREED\n");
@@ -667,7 +762,7 @@ static int cmd_selfimport(const struct opts *o)
 		printf("IMPORTED file=2 handle=%u size=%" PRIu64 "\n", dup[i].handle, dup[i].size);
 	}
 	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
-	hold(o, -1, -1);
+	hold(o, -1, -1, 0);
 	stop_scanout(&c1);
 	free_all(&c2, dup, o->count);
 	free_all(&c1, bos, o->count);
@@ -682,8 +777,10 @@ static void usage(FILE *f)
 	fputs("usage: gpumem-alloc list\n"
 	      "       gpumem-alloc alloc|export|import|selfimport -d DRIVER [options]\n"
 	      "  -d, --driver NAME      qxl, bochs, vgem, virtio_gpu (drmGetVersion name)\n"
-	      "  -k, --kind KIND        vram | surface (qxl ioctls), dumb, scanout\n"
-	      "                         (default: vram on qxl, dumb elsewhere)\n"
+	      "  -k, --kind KIND        vram | surface (qxl ioctls), dumb, scanout (a dumb\n"
+	      "                         buffer of the mode, shown), mode (the same, not shown)\n"
+	      "                         (default: vram on qxl, dumb elsewhere); import -k\n"
+	      "                         scanout shows the imported buffer\n"
 	      "  -n, --count N          number of buffers (default 1; scanout: 1)\n"
 	      "  -s, --size BYTES       per buffer, K/M/G suffixes (default 1M)\n"
 	      "  -S, --socket PATH      export: serve the first BO's dma-buf; import: fetch it\n"
@@ -753,8 +850,8 @@ int main(int argc, char **argv)
 		o.kind = strcmp(o.driver, "qxl") ? KIND_DUMB : KIND_VRAM;
 	if (o.count < 1 || o.count > MAX_BOS)
 		die("count must be 1..%d", MAX_BOS);
-	if (o.kind == KIND_SCANOUT && o.count != 1)
-		die("scanout allocates exactly one buffer");
+	if ((o.kind == KIND_SCANOUT || o.kind == KIND_MODE) && o.count != 1)
+		die("%s allocates exactly one buffer", kind_names[o.kind]);
 	if (o.comm && prctl(PR_SET_NAME, o.comm))
 		die("PR_SET_NAME: %s", strerror(errno));
 	install_signals();

@@ -145,3 +145,11 @@ quota_setup() {
 	"$CTL" limit set "$SYNC" --max 1 >/dev/null 2>&1 || fail_all "cannot set a limit on $SYNC"
 	w_start || fail_all "gpumemctl watch --json got no event from the sync cgroup"
 }
+
+# fault_on DIR PROBABILITY TIMES TASK-FILTER / fault_off DIR: a fault
+# attribute of gpumem's debugfs (kmod/fault_inject.c, test kernel only)
+fault_on() {
+	echo 0 >"$1/verbose" && echo "$4" >"$1/task-filter" && echo 1 >"$1/interval" &&
+		echo "$3" >"$1/times" && echo "$2" >"$1/probability"
+}
+fault_off() { echo 0 >"$1/probability"; }

@@ -114,12 +114,13 @@ static const struct fake_proc {
 	uint32_t dev;
 	uint64_t usage[4], shared, owned;
 	uint32_t bos;
+	uint32_t skipped;	/* held view: busy buffers in no figure */
 } procs[] = {	/* not in pid order: the commands sort */
-	{ 812, "gpumem-alloc", 4711, "/test/a", 0, { 4194304, 0, 0, 0 }, 0, 4194304, 1 },
-	{ 0, "[kernel]", 0, NULL, 0, { 1048576, 0, 0, 0 }, 0, 1048576, 1 },
-	{ 815, "gm sp\tace \"q\" \\", 4712, "/test/a b", 2, { 0, 0, 2097152, 0 }, 1048576, 1048576, 2 },
-	{ 815, "gm sp\tace \"q\" \\", 4712, "/test/a b", 0, { 1048576, 0, 0, 0 }, 1048576, 0, 1 },
-	{ 900, "big", 4713, "/test/a/big", 0, { 67108864, 4096, 0, 0 }, 0, 67108864, 4 },
+	{ 812, "gpumem-alloc", 4711, "/test/a", 0, { 4194304, 0, 0, 0 }, 0, 4194304, 1, 0 },
+	{ 0, "[kernel]", 0, NULL, 0, { 1048576, 0, 0, 0 }, 0, 1048576, 1, 0 },
+	{ 815, "gm sp\tace \"q\" \\", 4712, "/test/a b", 2, { 0, 0, 2097152, 0 }, 1048576, 1048576, 2, 0 },
+	{ 815, "gm sp\tace \"q\" \\", 4712, "/test/a b", 0, { 1048576, 0, 0, 0 }, 1048576, 0, 1, 0 },
+	{ 900, "big", 4713, "/test/a/big", 0, { 67108864, 4096, 0, 0 }, 0, 67108864, 4, 2 },
 };
 
 static const struct fake_buf {
@@ -463,6 +464,7 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 			if (held) {
 				put_u64(m, GPUMEM_A_PROC_SHARED, p->shared, GPUMEM_A_PROC_PAD);
 				put_u64(m, GPUMEM_A_PROC_OWNED, p->owned, GPUMEM_A_PROC_PAD);
+				nla_put_u32(m, GPUMEM_A_PROC_SKIPPED, p->skipped);
 			}
 			nla_put_u32(m, GPUMEM_A_PROC_BOS, p->bos);
 			ret = deliver(m, fn, arg, &cb_err);
@@ -506,6 +508,7 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 		put_u64(m, GPUMEM_A_STATS_LAST_WALK_NS, 1234567, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_LAST_WALK_CLIENTS, 4, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_LAST_WALK_BOS, 100, GPUMEM_A_STATS_PAD);
+		put_u64(m, GPUMEM_A_STATS_LAST_WALK_SKIPPED, 2, GPUMEM_A_STATS_PAD);
 		nla_put_u32(m, GPUMEM_A_STATS_DEVICES, 3);
 		ret = deliver(m, fn, arg, &cb_err);
 		break;

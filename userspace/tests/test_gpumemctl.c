@@ -784,10 +784,12 @@ static void test_parse_replies(void)
 	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_NS, 1234567, GPUMEM_A_STATS_PAD);
 	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_CLIENTS, 4, GPUMEM_A_STATS_PAD);
 	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_BOS, 100, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_SKIPPED, 7, GPUMEM_A_STATS_PAD);
 	nla_put_u32(m, GPUMEM_A_STATS_DEVICES, 3);
 	r = gm_parse_stats(m, &s);
 	result(r == 0 && s.walks == 12 && s.walks_failed == 1 && s.last_walk_ns == 1234567 &&
-	       s.last_walk_clients == 4 && s.last_walk_bos == 100 && s.devices == 3,
+	       s.last_walk_clients == 4 && s.last_walk_bos == 100 && s.last_walk_skipped == 7 &&
+	       s.devices == 3,
 	       "parse stats reply");
 	nlmsg_free(m);
 
@@ -1560,7 +1562,11 @@ static void test_commands(const char *fake)
 	       "[\n"
 	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"view\":\"charged\",\"vram\":4194304,\"gtt\":0,\"bos\":1}\n"
 	       "]\n");
-	golden(fake, ARGS("ps", "--held"),
+	run_fake(fake, NULL, &r, ARGS("ps", "--held"));
+	result(r.status == 0 &&
+	       !strcmp(r.err, "gpumemctl: 2 buffer(s) were busy (reserved by a driver) and are not counted\n"),
+	       "ps --held: exit 0, pid 900's busy buffers noted on stderr");
+	eq_str("output of ps --held", r.out,
 	       "PID  COMM                   DEVICE      VRAM      GTT   SYSTEM  OTHER   SHARED     OWNED  BOS  CGROUP\n"
 	       "  0  [kernel]               card0    1.0 MiB      0 B      0 B    0 B      0 B   1.0 MiB    1  -\n"
 	       "812  gpumem-alloc           card0    4.0 MiB      0 B      0 B    0 B      0 B   4.0 MiB    1  /test/a\n"
@@ -1572,14 +1578,24 @@ static void test_commands(const char *fake)
 	       "815  gm sp\\011ace \"q\" \\134  card2      0    0  2097152      0  1048576  1048576    2  /test/a b\n");
 	golden(fake, ARGS("ps", "-H", "--json", "--pid", "815", "--device", "00:02.0"),
 	       "[\n"
-	       "{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card0\",\"view\":\"held\",\"vram\":1048576,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":1048576,\"owned\":0,\"bos\":1}\n"
+	       "{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card0\",\"view\":\"held\",\"vram\":1048576,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":1048576,\"owned\":0,\"bos\":1,\"skipped\":0}\n"
 	       "]\n");
 	golden(fake, ARGS("ps", "--json", "--pid", "1"), "[]\n");
 	golden(fake, ARGS("ps", "-j", "-p", "1"), "[]\n");
 	golden(fake, ARGS("ps", "--held", "--json", "--pid", "812"),
 	       "[\n"
-	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"view\":\"held\",\"vram\":4194304,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":0,\"owned\":4194304,\"bos\":1}\n"
+	       "{\"pid\":812,\"comm\":\"gpumem-alloc\",\"cgroup_id\":4711,\"cgroup\":\"/test/a\",\"device\":\"card0\",\"view\":\"held\",\"vram\":4194304,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":0,\"owned\":4194304,\"bos\":1,\"skipped\":0}\n"
 	       "]\n");
+	golden(fake, ARGS("ps", "--held", "--json", "--pid", "900"),
+	       "[\n"
+	       "{\"pid\":900,\"comm\":\"big\",\"cgroup_id\":4713,\"cgroup\":\"/test/a/big\",\"device\":\"card0\",\"view\":\"held\",\"vram\":67108864,\"gtt\":4096,\"system\":0,\"other\":0,\"shared\":0,\"owned\":67108864,\"bos\":4,\"skipped\":2}\n"
+	       "]\n");
+	run_fake(fake, NULL, &r, ARGS("ps", "--held", "--pid", "900"));
+	result(r.status == 0 && strstr(r.out, "900  big") &&
+	       !strcmp(r.err, "gpumemctl: 2 buffer(s) were busy (reserved by a driver) and are not counted\n"),
+	       "ps --held: busy buffers are noted on stderr");
+	run_fake(fake, NULL, &r, ARGS("ps", "--held", "--pid", "812"));
+	result(r.status == 0 && r.err[0] == '\0', "ps --held: no note without busy buffers");
 	run_fake(fake, NULL, &r, ARGS("ps", "--json"));
 	p = "[\n{\"pid\":0,\"comm\":\"[kernel]\",\"cgroup_id\":0,\"cgroup\":null,\"device\":\"card0\",\"view\":\"charged\",\"vram\":1048576,";
 	result(r.status == 0 && strncmp(r.out, p, strlen(p)) == 0,
@@ -1612,9 +1628,10 @@ static void test_commands(const char *fake)
 	       "last_walk_ns       1234567 (1.2 ms)\n"
 	       "last_walk_clients  4\n"
 	       "last_walk_bos      100\n"
+	       "last_walk_skipped  2\n"
 	       "devices            3\n");
 	golden(fake, ARGS("stats", "--json"),
-	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"devices\":3}\n");
+	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"last_walk_skipped\":2,\"devices\":3}\n");
 
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
 	result(r.status == 0, "export --prometheus (charged view): exit 0");
