@@ -29,6 +29,7 @@
  * @name: primary minor name ("card0")
  * @driver: &drm_driver.name
  * @unique: &drm_device.unique, or the parent device's name
+ * @desc: the driver's description (&drm_driver.desc), "" if none
  * @ttm: the device's objects are TTM buffer objects gpumem classifies
  * @regions: bitmask of regions the device has a TTM resource manager for
  * @cap_known: bitmask of regions whose capacity is known
@@ -41,6 +42,7 @@ struct gpumem_dev_row {
 	char name[16];
 	char driver[32];
 	char unique[64];
+	char desc[64];
 	bool ttm;
 	u32 regions;
 	u32 cap_known;

@@ -372,6 +372,8 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 	strscpy(row->driver, ddev->driver->name, sizeof(row->driver));
 	strscpy(row->unique, ddev->unique ? ddev->unique : dev_name(ddev->dev),
 		sizeof(row->unique));
+	strscpy(row->desc, ddev->driver->desc ? ddev->driver->desc : "",
+		sizeof(row->desc));
 	row->ttm = gdev->bdev;
 	if (!gdev->bdev)
 		return;

@@ -107,6 +107,7 @@ static struct nla_policy dev_policy[GPUMEM_A_DEV_MAX + 1] = {
 	[GPUMEM_A_DEV_UNIQUE] = { .type = NLA_STRING },
 	[GPUMEM_A_DEV_TTM] = { .type = NLA_U8 },
 	[GPUMEM_A_DEV_REGION] = { .type = NLA_NESTED },
+	[GPUMEM_A_DEV_DESC] = { .type = NLA_STRING },
 };
 
 static struct nla_policy dev_region_policy[GPUMEM_A_DEV_REGION_MAX + 1] = {
@@ -247,7 +248,10 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 	d->driver = dup_str(tb[GPUMEM_A_DEV_DRIVER]);
 	d->unique = dup_str(tb[GPUMEM_A_DEV_UNIQUE]);
 	d->ttm = tb[GPUMEM_A_DEV_TTM] && nla_get_u8(tb[GPUMEM_A_DEV_TTM]);
-	if (!d->name || !d->driver || !d->unique) {
+	if (tb[GPUMEM_A_DEV_DESC])
+		d->desc = dup_str(tb[GPUMEM_A_DEV_DESC]);
+	if (!d->name || !d->driver || !d->unique ||
+	    (tb[GPUMEM_A_DEV_DESC] && !d->desc)) {
 		ret = -ENOMEM;
 		goto fail;
 	}

@@ -31,10 +31,10 @@ struct gm_dev {
 	bool ttm;
 	struct gm_dev_region *regions;	/* in the kernel's order */
 	size_t nregions;
-	/* from libdrm (drminfo.c), when /dev/dri/cardN could be opened */
+	char *desc;		/* the driver's description (kernel), or NULL */
+	/* from libdrm's sysfs look-up (drminfo.c), never opening the device */
 	bool has_pci;
 	uint16_t pci_vendor, pci_device;
-	char *desc;		/* drmGetVersion()'s desc, or NULL */
 };
 
 struct gm_proc {

@@ -3,14 +3,16 @@
 # gpumemctl (userspace/, the netlink client) against the debugfs files: what
 # `ps --json` and `devices --json` say equals processes and devices, the
 # filters (--pid, --device by name and PCI address, --cgroup in three
-# spellings), buffers, stats, tables with --bytes, and top without a tty.
+# spellings), buffers, stats, tables with --bytes, top without a tty, and
+# that no command opens a DRM device node (the driver's description comes
+# from the kernel).
 # The binary is /tests/bin/gpumemctl (userspace/gpumemctl-static).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-ps-json ctl-ps-charged ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json
-ctl-buffers-json ctl-stats ctl-tables ctl-top-notty"
+ctl-buffers-json ctl-stats ctl-tables ctl-top-notty ctl-no-device-open"
 if [ ! -x "$CTL" ]; then
 	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
 	finish
@@ -286,6 +288,10 @@ if ! cmp -s "$GM_TMP/dev.cmp" "$GM_TMP/dbgdev.cmp"; then
 	log "debugfs:"; sed 's/^/#   /' "$GM_TMP/dbgdev.cmp"
 	tc_fail "devices --json differs from $GM_DEBUGFS/devices"
 fi
+# the description is the driver's own (qxl_drv.c: DRIVER_DESC "RH QXL")
+qxl_card=$(card_of qxl)
+tc_eq "qxl's description" \
+	"$(grep -F "\"name\":\"$qxl_card\"," "$GM_TMP/dev.out" | sed -n 's/.*"description":"\([^"]*\)".*/\1/p')" "RH QXL"
 tc_eq "rows where used + free != capacity" \
 	"$(awk '$6 != "-" && $7 + $8 != $6' "$GM_TMP/dev.rows")" ""
 tc_eq "ids that are not the N of cardN" \
@@ -360,6 +366,28 @@ tc_eq "frames" "$(grep -c '^gpumemctl top - ' "$GM_TMP/top.out")" 2
 tc_eq "escape sequences" "$(grep -c "$(printf '\033')" "$GM_TMP/top.out")" 0
 # one line per frame: the helper holds buffers on one device
 tc_eq "lines with helper $first" "$(awk -v p="$first" '$1 == p' "$GM_TMP/top.out" | wc -l | tr -d ' ')" 2
+tc_end
+
+# --- a monitoring tool never opens a DRM node --------------------------------------
+# (opening and closing a qxl card can make qxl allocate console buffers,
+# charged to whoever closed it). inotify on /dev/dri sees every open.
+tc_begin ctl-no-device-open
+if spawn_cmd wo "$GM_ALLOC" watch-opens -t 300; then
+	# an open the watcher must see: the check itself works
+	exec 7<"/dev/dri/$qxl_card"
+	exec 7<&-
+	for args in "devices" "devices --json" "ps" "ps --held --json" "buffers" "stats" \
+		"cgroups" "export --prometheus" "top --iterations 1 --interval 0.1"; do
+		# shellcheck disable=SC2086
+		"$CTL" $args >/dev/null 2>&1 || tc_fail "gpumemctl $args failed"
+	done
+	sleep 1
+	stop wo
+	tc_eq "opens seen: the test's own, then none by gpumemctl" \
+		"$(grep '^OPEN ' "$GM_TMP/wo.out" | tr '\n' ' ')" "OPEN $qxl_card "
+else
+	tc_fail "watcher: $(helper_why wo)"
+fi
 tc_end
 
 finish

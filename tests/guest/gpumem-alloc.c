@@ -8,6 +8,8 @@
  *   gpumem-alloc export     -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -S SOCKET [hold options]
  *   gpumem-alloc import     -d DRIVER -S SOCKET [hold options]
  *   gpumem-alloc selfimport -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *   gpumem-alloc watch-opens [-t SECONDS]   print "OPEN <name>" for every open of a
+ *                                           node in /dev/dri (inotify) until a signal
  *
  * Output is line based, for awk:
  *   DEVICE card0 driver=qxl
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -195,6 +198,45 @@ static void open_card(const char *driver, struct card *c)
 		close(tmp.fd);
 	}
 	die("no /dev/dri/card* with driver '%s' (try 'gpumem-alloc list')", driver);
+}
+
+/*
+ * Report every open of a DRM node (inotify on /dev/dri: it sees opens by
+ * any process, and opens nothing itself) until a signal or the hold time.
+ */
+static int cmd_watch_opens(unsigned int hold_seconds)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	double end = 0;
+	struct timespec ts;
+	int fd;
+
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0 || inotify_add_watch(fd, DRM_DIR_NAME, IN_OPEN) < 0)
+		die("inotify on %s: %s", DRM_DIR_NAME, strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = ts.tv_sec + hold_seconds;
+	printf("READY %d\n", (int)getpid());
+	while (!stop_signal) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n, off;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (ts.tv_sec >= end)
+			break;
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		for (off = 0; n > 0 && off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+
+			printf("OPEN %s\n", ev->len ? ev->name : "?");
+			off += sizeof(*ev) + ev->len;
+		}
+	}
+	printf("STOPPED\n");
+	close(fd);
+	return 0;
 }
 
 static int cmd_list(void)
@@ -776,6 +818,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: gpumem-alloc list\n"
 	      "       gpumem-alloc alloc|export|import|selfimport -d DRIVER [options]\n"
+	      "       gpumem-alloc watch-opens [-t SECONDS]   (OPEN lines for opens in /dev/dri)\n"
 	      "  -d, --driver NAME      qxl, bochs, vgem, virtio_gpu (drmGetVersion name)\n"
 	      "  -k, --kind KIND        vram | surface (qxl ioctls), dumb, scanout (a dumb\n"
 	      "                         buffer of the mode, shown), mode (the same, not shown)\n"
@@ -843,6 +886,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
+	if (!strcmp(cmd, "watch-opens")) {
+		install_signals();
+		return cmd_watch_opens(o.hold_seconds);
+	}
 
 	if (!o.driver)
 		die("%s needs -d DRIVER", cmd);

@@ -100,10 +100,12 @@ static const struct fake_dev {
 	const char *name, *driver, *unique;
 	uint8_t ttm;
 	struct fake_region r;
+	const char *desc;	/* drm_driver.desc; NULL: not sent */
 } devs[] = {
-	{ 0, "card0", "qxl", "0000:00:02.0", 1, { GPUMEM_REGION_VRAM, 1, 134209536, 73400320 } },
-	{ 1, "card1", "bochs-drm", "0000:00:03.0", 1, { GPUMEM_REGION_VRAM, 1, 16777216, 0 } },
-	{ 2, "card2", "vgem", "vgem", 0, { GPUMEM_REGION_SYSTEM, 0, 0, 0 } },
+	{ 0, "card0", "qxl", "0000:00:02.0", 1, { GPUMEM_REGION_VRAM, 1, 134209536, 73400320 },
+	  "RH QXL" },
+	{ 1, "card1", "bochs-drm", "0000:00:03.0", 1, { GPUMEM_REGION_VRAM, 1, 16777216, 0 }, NULL },
+	{ 2, "card2", "vgem", "vgem", 0, { GPUMEM_REGION_SYSTEM, 0, 0, 0 }, "Virtual GEM provider" },
 };
 
 static const struct fake_proc {
@@ -404,6 +406,8 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 			nla_put_string(m, GPUMEM_A_DEV_NAME, d->name);
 			nla_put_string(m, GPUMEM_A_DEV_DRIVER, d->driver);
 			nla_put_string(m, GPUMEM_A_DEV_UNIQUE, d->unique);
+			if (d->desc)
+				nla_put_string(m, GPUMEM_A_DEV_DESC, d->desc);
 			nla_put_u8(m, GPUMEM_A_DEV_TTM, d->ttm);
 			/* a device without TTM has no region (kmod/netlink.c) */
 			if (d->ttm) {
@@ -534,16 +538,13 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 	return 0;
 }
 
-/* libdrm's view: card0 is a QXL on PCI, card2 (vgem) has no PCI ids. */
+/* libdrm's sysfs view: card0 is a QXL on PCI, the others have no PCI ids. */
 void gm_drm_enrich(struct gm_dev *d)
 {
 	if (d->id == 0) {
 		d->has_pci = true;
 		d->pci_vendor = 0x1b36;
 		d->pci_device = 0x0100;
-		d->desc = strdup("RH QXL");
-	} else if (d->id == 2) {
-		d->desc = strdup("Virtual GEM provider");
 	}
 }
 
