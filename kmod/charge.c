@@ -70,11 +70,11 @@
  * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
  * @rcu: for freeing after the table's readers
- * @lock: protects @obj, @pu and @since
+ * @lock: protects @obj, @owner, @pu and @since
  * @res: the resource (a key only: never dereferenced)
  * @obj: its buffer, or NULL once the resource is freed or its device is
  *	being detached (inert)
- * @owner: the owning process (referenced until the record is freed)
+ * @owner: the owning process (referenced), NULL once the record is finished
  * @comm: its command name at the buffer's first placement
  * @bytes: size of the placement
  * @minor: the device
@@ -87,13 +87,13 @@
  * @depth: number of entries in @cgids
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
- * Everything but @obj, @pu and @since is set before the record enters the
- * table and never changes.
+ * Everything but @obj, @owner, @pu and @since is set before the record
+ * enters the table and never changes.
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* @obj, @pu, @since */
+	spinlock_t lock;	/* @obj, @owner, @pu, @since */
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
@@ -137,15 +137,11 @@ static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
 	};
 }
 
+/* Free a record that never entered the table. */
 static void gpumem_charge_free(struct gpumem_charge *c)
 {
 	put_pid(c->owner);
 	kfree(c);
-}
-
-static void gpumem_charge_free_rcu(struct rcu_head *rcu)
-{
-	gpumem_charge_free(container_of(rcu, struct gpumem_charge, rcu));
 }
 
 /*
@@ -167,21 +163,28 @@ static struct gpumem_charge *gpumem_charge_owner(const struct ttm_resource *prev
 }
 
 /*
- * Fill @c's owner from @o, the record of the buffer's current placement.
- * Return: whether the placement is forced (made by a task outside the
- * owner's cgroup). Caller holds rcu_read_lock().
+ * Fill @c's owner from @o, the record of the buffer's current placement;
+ * false when @o was finished meanwhile. *@forced: whether the placement is
+ * made by a task outside the owner's cgroup. Caller holds rcu_read_lock().
  */
 static bool gpumem_charge_inherit(struct gpumem_charge *c,
-				  const struct gpumem_charge *o)
+				  struct gpumem_charge *o, bool *forced)
 {
+	spin_lock(&o->lock);
+	/* o's reference on its owner is dropped under this lock */
+	c->owner = o->owner ? get_pid(o->owner) : NULL;
+	spin_unlock(&o->lock);
+	if (!c->owner)
+		return false;
 	memcpy(c->cgids, o->cgids, o->depth * sizeof(c->cgids[0]));
 	c->depth = o->depth;
-	c->owner = get_pid(o->owner);
 	c->tgid = o->tgid;
 	memcpy(c->comm, o->comm, sizeof(c->comm));
 	if (current->flags & (PF_KTHREAD | PF_EXITING))
-		return true;
-	return cgroup_id(task_dfl_cgroup(current)) != o->cgids[0];
+		*forced = true;
+	else
+		*forced = cgroup_id(task_dfl_cgroup(current)) != o->cgids[0];
+	return true;
 }
 
 /*
@@ -236,8 +239,7 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		rcu_read_lock();
 		o = gpumem_charge_owner(place->prev, place->obj);
 		if (o && o->depth == depth) {
-			*forced = gpumem_charge_inherit(c, o);
-			done = true;
+			done = gpumem_charge_inherit(c, o, forced);
 		} else if (!o && !(current->flags & (PF_KTHREAD | PF_EXITING))) {
 			*forced = false;
 			done = gpumem_charge_own(c, depth);
@@ -321,20 +323,24 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 {
 	struct gpumem_charge_req req = gpumem_charge_req(c);
 	struct gpumem_proc_usage *pu;
+	struct pid *owner;
 
 	spin_lock(&c->lock);
 	c->obj = NULL;
 	pu = c->pu;
 	c->pu = NULL;
+	owner = c->owner;
+	c->owner = NULL;
 	spin_unlock(&c->lock);
 	if (c->counted)
 		gpumem_limits_uncharge(&req);
 	if (pu)
 		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
+	put_pid(owner);
 	if (linked)
-		call_rcu(&c->rcu, gpumem_charge_free_rcu);
+		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	else
-		gpumem_charge_free(c);
+		kfree(c);
 }
 
 /* Take @c out of the table: true if this caller did (it then finishes @c). */
@@ -589,5 +595,5 @@ void gpumem_charge_exit(void)
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
-	rcu_barrier();	/* call_rcu() of released records */
+	rcu_barrier();	/* kfree_rcu() of released records */
 }

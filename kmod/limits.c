@@ -357,33 +357,60 @@ static void gpumem_limits_sweep_fn(struct work_struct *work)
 				   GPUMEM_LIMITS_SWEEP);
 }
 
+/*
+ * The values @chg gives @n's limit: kept where @chg says so (from the limit
+ * in place; defaults for a new one). Caller holds gpumem_limits_lock.
+ * Return: 0, -ENODATA (keep everything of a limit that does not exist) or
+ * -EINVAL (high above max once merged).
+ */
+static int gpumem_limit_merge(const struct gpumem_cg_node *n,
+			      const struct gpumem_limit_change *chg,
+			      u64 *max, u64 *high, u32 *mode)
+{
+	bool had = n->row.has_limit;
+
+	lockdep_assert_held(&gpumem_limits_lock);
+	if (!had && chg->keep_max && chg->keep_high)
+		return -ENODATA;
+	*max = !chg->keep_max ? chg->max : had ? n->row.max : GPUMEM_NO_LIMIT;
+	*high = !chg->keep_high ? chg->high : had ? n->row.high : GPUMEM_NO_LIMIT;
+	*mode = !chg->keep_mode ? chg->mode :
+		had ? n->row.mode : GPUMEM_LIMIT_MODE_ENFORCE;
+	if (*max != GPUMEM_NO_LIMIT && *high != GPUMEM_NO_LIMIT && *high > *max)
+		return -EINVAL;
+	return 0;
+}
+
 /**
- * gpumem_limits_set() - set the limit of a cgroup on a device and region
+ * gpumem_limits_update() - change the limit of a cgroup on a device and region
  * @cgid: the cgroup (looked up here, in the host's view)
  * @minor: the device, or GPUMEM_ALL_DEVICES
  * @region: enum gpumem_region
- * @max: hard limit, GPUMEM_NO_LIMIT for none
- * @high: soft limit, GPUMEM_NO_LIMIT for none
- * @mode: enum gpumem_limit_mode
+ * @chg: the new values; those marked keep stay as they are (a new limit
+ *	starts with no max, no high, enforce)
  *
- * A limit below the current usage is allowed: nothing is evicted, new
- * placements are denied. That is reported as a quota-exceeded event with
- * nothing requested.
+ * The change is applied in one step, or not at all. A limit below the
+ * current usage is allowed: nothing is evicted, new placements are denied.
+ * That is reported as a quota-exceeded event with nothing requested.
  *
  * The limit holds a reference on the cgroup and goes when the cgroup is
  * removed.
  *
  * Context: may sleep.
  * Return: 0, -ENOENT when there is no such cgroup (or it is being
- *	removed), -ENODEV when @minor is no present device, or -ENOMEM.
+ *	removed), -ENODEV when @minor is no present device, -ENODATA when
+ *	@chg keeps both max and high of a limit that does not exist, -EINVAL
+ *	when high would be above max, or -ENOMEM.
  */
-int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
-		      u32 mode)
+int gpumem_limits_update(u64 cgid, int minor, u8 region,
+			 const struct gpumem_limit_change *chg)
 {
 	struct gpumem_quota_event ev = {};
 	struct gpumem_cg_node *n;
 	struct cgroup *cgrp;
 	bool over = false;
+	u64 max, high;
+	u32 mode;
 	int ret;
 
 	cgrp = gpumem_cgroup_get_host(cgid);
@@ -405,11 +432,15 @@ int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		cgroup_put(cgrp);
 		return -EAGAIN;
 	}
-	if (minor != GPUMEM_ALL_DEVICES && !xa_load(&gpumem_limits_devs, minor)) {
-		gpumem_cg_put(n);	/* the device went meanwhile */
+	if (minor != GPUMEM_ALL_DEVICES && !xa_load(&gpumem_limits_devs, minor))
+		ret = -ENODEV;	/* the device went meanwhile */
+	else
+		ret = gpumem_limit_merge(n, chg, &max, &high, &mode);
+	if (ret) {
+		gpumem_cg_put(n);
 		spin_unlock(&gpumem_limits_lock);
 		cgroup_put(cgrp);
-		return -ENODEV;
+		return ret;
 	}
 	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
 	n->row.has_limit = true;
@@ -437,6 +468,31 @@ int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 	queue_delayed_work(system_wq, &gpumem_limits_sweep_work,
 			   GPUMEM_LIMITS_SWEEP);
 	return 0;
+}
+
+/**
+ * gpumem_limits_set() - set (replace) the limit of a cgroup on a device and
+ *	region
+ * @cgid: the cgroup (looked up here, in the host's view)
+ * @minor: the device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ * @max: hard limit, GPUMEM_NO_LIMIT for none
+ * @high: soft limit, GPUMEM_NO_LIMIT for none
+ * @mode: enum gpumem_limit_mode
+ *
+ * gpumem_limits_update() with every value given.
+ *
+ * Context: may sleep.
+ * Return: as gpumem_limits_update().
+ */
+int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
+		      u32 mode)
+{
+	struct gpumem_limit_change chg = {
+		.max = max, .high = high, .mode = mode,
+	};
+
+	return gpumem_limits_update(cgid, minor, region, &chg);
 }
 
 /**

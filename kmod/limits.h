@@ -61,10 +61,30 @@ struct gpumem_limit_row {
 	u64 denied;
 };
 
+/**
+ * struct gpumem_limit_change - new values for a limit
+ * @max: hard limit, GPUMEM_NO_LIMIT for none
+ * @high: soft limit, GPUMEM_NO_LIMIT for none
+ * @mode: enum gpumem_limit_mode
+ * @keep_max: leave max as it is (@max unused)
+ * @keep_high: leave high as it is (@high unused)
+ * @keep_mode: leave the mode as it is (@mode unused)
+ */
+struct gpumem_limit_change {
+	u64 max;
+	u64 high;
+	u32 mode;
+	bool keep_max;
+	bool keep_high;
+	bool keep_mode;
+};
+
 int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet);
 void gpumem_limits_uncharge(const struct gpumem_charge_req *req);
 int gpumem_limits_set(u64 cgid, int minor, u8 region, u64 max, u64 high,
 		      u32 mode);
+int gpumem_limits_update(u64 cgid, int minor, u8 region,
+			 const struct gpumem_limit_change *chg);
 int gpumem_limits_del(u64 cgid, int minor, u8 region);
 bool gpumem_limits_device_present(int minor);
 int gpumem_limits_device_add(int minor);

@@ -61,6 +61,7 @@ static const struct nla_policy gpumem_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
 	[GPUMEM_A_LIMIT_MAX_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
 	[GPUMEM_A_LIMIT_HIGH_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
 	[GPUMEM_A_LIMIT_MODE] = NLA_POLICY_MAX(NLA_U32, GPUMEM_LIMIT_MODE_MONITOR),
+	[GPUMEM_A_LIMIT_REPLACE] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy gpumem_buf_get_policy[GPUMEM_A_BUF_MAX + 1] = {
@@ -636,38 +637,55 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
-	u64 cgid, max = GPUMEM_NO_LIMIT, high = GPUMEM_NO_LIMIT;
-	u32 mode = GPUMEM_LIMIT_MODE_ENFORCE;
+	bool replace = nla_get_flag(attrs[GPUMEM_A_LIMIT_REPLACE]);
+	struct gpumem_limit_change chg = {
+		.max = GPUMEM_NO_LIMIT,
+		.high = GPUMEM_NO_LIMIT,
+		.mode = GPUMEM_LIMIT_MODE_ENFORCE,
+		/* without replace, what is not given stays as it is */
+		.keep_max = !replace && !attrs[GPUMEM_A_LIMIT_MAX_BYTES],
+		.keep_high = !replace && !attrs[GPUMEM_A_LIMIT_HIGH_BYTES],
+		.keep_mode = !replace && !attrs[GPUMEM_A_LIMIT_MODE],
+	};
 	int minor, ret;
+	u64 cgid;
 	u8 region;
 
 	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
 	if (ret)
 		return ret;
-	if (!attrs[GPUMEM_A_LIMIT_MAX_BYTES] && !attrs[GPUMEM_A_LIMIT_HIGH_BYTES]) {
+	if (!attrs[GPUMEM_A_LIMIT_MAX_BYTES] && !attrs[GPUMEM_A_LIMIT_HIGH_BYTES] &&
+	    (replace || !attrs[GPUMEM_A_LIMIT_MODE])) {
 		NL_SET_ERR_MSG(info->extack,
-			       "a limit needs max-bytes, high-bytes or both");
+			       "a limit needs max-bytes, high-bytes or both (or a mode to change)");
 		return -EINVAL;
 	}
 	if (attrs[GPUMEM_A_LIMIT_MAX_BYTES])
-		max = nla_get_u64(attrs[GPUMEM_A_LIMIT_MAX_BYTES]);
+		chg.max = nla_get_u64(attrs[GPUMEM_A_LIMIT_MAX_BYTES]);
 	if (attrs[GPUMEM_A_LIMIT_HIGH_BYTES])
-		high = nla_get_u64(attrs[GPUMEM_A_LIMIT_HIGH_BYTES]);
-	if (max != GPUMEM_NO_LIMIT && high != GPUMEM_NO_LIMIT && high > max) {
+		chg.high = nla_get_u64(attrs[GPUMEM_A_LIMIT_HIGH_BYTES]);
+	if (attrs[GPUMEM_A_LIMIT_MAX_BYTES] && attrs[GPUMEM_A_LIMIT_HIGH_BYTES] &&
+	    chg.high > chg.max) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    attrs[GPUMEM_A_LIMIT_HIGH_BYTES],
 				    "high-bytes is above max-bytes");
 		return -EINVAL;
 	}
 	if (attrs[GPUMEM_A_LIMIT_MODE])
-		mode = nla_get_u32(attrs[GPUMEM_A_LIMIT_MODE]);
-	ret = gpumem_limits_set(cgid, minor, region, max, high, mode);
+		chg.mode = nla_get_u32(attrs[GPUMEM_A_LIMIT_MODE]);
+	ret = gpumem_limits_update(cgid, minor, region, &chg);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
 				    "the cgroup is being removed");
 	else if (ret == -ENODEV)
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_DEV_ID],
 				    "the DRM device is going away");
+	else if (ret == -ENODATA)
+		NL_SET_ERR_MSG(info->extack,
+			       "no such limit to change: a new limit needs max-bytes, high-bytes or both");
+	else if (ret == -EINVAL)
+		NL_SET_ERR_MSG(info->extack,
+			       "high-bytes would be above max-bytes (the limit's other value is kept)");
 	return ret;
 }
 

@@ -270,6 +270,49 @@ static void lt_removal(struct kunit *test)
 	gpumem_limits_uncharge(&req);
 }
 
+/* An update changes what it is given and keeps the rest, in one step. */
+static void lt_update_keeps(struct kunit *test)
+{
+	struct gpumem_limit_change high_only = {
+		.high = 2048, .keep_max = true, .keep_mode = true,
+	};
+	struct gpumem_limit_change mode_only = {
+		.mode = GPUMEM_LIMIT_MODE_MONITOR, .keep_max = true,
+		.keep_high = true,
+	};
+	struct gpumem_limit_change too_high = {
+		.high = 8192, .keep_max = true, .keep_mode = true,
+	};
+	struct gpumem_limit_row row;
+
+	/* nothing to keep yet: a new limit needs max or high */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_update(lt_root(), LT_DEV,
+						   GPUMEM_REGION_VRAM,
+						   &mode_only), -ENODATA);
+	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_update(lt_root(), LT_DEV,
+						   GPUMEM_REGION_VRAM,
+						   &high_only), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_update(lt_root(), LT_DEV,
+						   GPUMEM_REGION_VRAM,
+						   &mode_only), 0);
+	row = lt_row(test, lt_root(), LT_DEV);
+	KUNIT_EXPECT_EQ(test, row.max, 4096ULL);
+	KUNIT_EXPECT_EQ(test, row.high, 2048ULL);
+	KUNIT_EXPECT_EQ(test, row.mode, (u32)GPUMEM_LIMIT_MODE_MONITOR);
+	/* high above the kept max: refused, nothing changed */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_update(lt_root(), LT_DEV,
+						   GPUMEM_REGION_VRAM,
+						   &too_high), -EINVAL);
+	row = lt_row(test, lt_root(), LT_DEV);
+	KUNIT_EXPECT_EQ(test, row.high, 2048ULL);
+	KUNIT_EXPECT_EQ(test, row.max, 4096ULL);
+}
+
 /* A lost event still takes its number: the next one shows the gap. */
 static void lt_lost_event_gap(struct kunit *test)
 {
@@ -321,6 +364,7 @@ static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
 	KUNIT_CASE(lt_max_enforce),
 	KUNIT_CASE(lt_forced),
+	KUNIT_CASE(lt_update_keeps),
 	KUNIT_CASE(lt_monitor),
 	KUNIT_CASE(lt_high_crossed),
 	KUNIT_CASE(lt_overflow),

@@ -15,8 +15,8 @@
 #include "quota.h"
 
 static const char help[] =
-	"Usage: gpumemctl limit set CGROUP --max SIZE [--high SIZE] [-d DEV] [-r REGION]\n"
-	"                           [--mode enforce|monitor]\n"
+	"Usage: gpumemctl limit set CGROUP [--max SIZE] [--high SIZE] [--mode enforce|monitor]\n"
+	"                           [--replace] [-d DEV] [-r REGION]\n"
 	"       gpumemctl limit get CGROUP [-d DEV] [-r REGION]\n"
 	"       gpumemctl limit clear CGROUP [-d DEV] [-r REGION]\n"
 	"       gpumemctl limit list\n"
@@ -26,12 +26,14 @@ static const char help[] =
 	"is named by its cgroup, device (or all devices) and region. All of this\n"
 	"needs CAP_NET_ADMIN (root); exit status 4 without it.\n"
 	"\n"
-	"  set    create or replace the limit: a new VRAM placement that would take\n"
+	"  set    create the limit or change it: a new VRAM placement that would take\n"
 	"         the cgroup beyond --max is denied (enforce) or only reported\n"
-	"         (monitor); crossing --high is reported, never denied. Give --max,\n"
-	"         --high or both; set replaces the whole limit (a value not given is\n"
-	"         removed). Lowering --max below the usage evicts nothing. Prints\n"
-	"         the limit as get does.\n"
+	"         (monitor); crossing --high is reported, never denied. set changes\n"
+	"         only what it is given and keeps the rest (--high alone keeps --max\n"
+	"         and the mode); a new limit needs --max, --high or both. With\n"
+	"         --replace it replaces the whole limit: a value not given is removed\n"
+	"         and the mode is enforce unless given. Lowering --max below the\n"
+	"         usage evicts nothing. Prints the limit as get does.\n"
 	"  get    the limit with the cgroup's current usage and denied placements\n"
 	"  clear  remove the limit\n"
 	"  list   every limit\n"
@@ -44,7 +46,8 @@ static const char help[] =
 	"  -d, --device DEV    only on this device (cardN, N or a PCI address);\n"
 	"                      default: the limit on all devices together\n"
 	"  -r, --region REGION vram (default) or gtt (the regions gpumem charges)\n"
-	"      --mode MODE     enforce (default) or monitor\n"
+	"      --mode MODE     enforce (the default of a new limit) or monitor\n"
+	"      --replace       set: replace the whole limit instead of changing it\n"
 	"  -j, --json          JSON: list an array, get and set one object with\n"
 	"                      cgroup_id, cgroup, device (\"cardN\" or \"all\"),\n"
 	"                      region, usage, max, high, mode, denied (null: not\n"
@@ -52,7 +55,7 @@ static const char help[] =
 	"                      removed}\n"
 	"  -b, --bytes         exact byte counts\n";
 
-enum { OPT_MAX = 256, OPT_HIGH, OPT_MODE };
+enum { OPT_MAX = 256, OPT_HIGH, OPT_MODE, OPT_REPLACE };
 
 struct limit_args {
 	const char *action, *path, *dev_arg;
@@ -177,7 +180,8 @@ static int check_action(struct limit_args *a, bool any_set_opt, bool any_key_opt
 		return gm_usage_error("limit", "unknown action '%s' (set, get, clear or list)",
 				      a->action);
 	if (!set && any_set_opt)
-		return gm_usage_error("limit", "--max, --high and --mode go with 'limit set' only");
+		return gm_usage_error("limit", "--max, --high, --mode and --replace go with 'limit set' "
+				      "only");
 	if (list) {
 		if (a->path)
 			return gm_usage_error("limit", "unexpected argument '%s' ('limit list' lists "
@@ -189,8 +193,9 @@ static int check_action(struct limit_args *a, bool any_set_opt, bool any_key_opt
 	}
 	if (!a->path)
 		return gm_usage_error("limit", "which cgroup? 'limit %s' needs a CGROUP", a->action);
-	if (set && !a->req.has_max && !a->req.has_high)
-		return gm_usage_error("limit", "'limit set' needs --max SIZE, --high SIZE or both");
+	if (set && !a->req.has_max && !a->req.has_high && (a->req.replace || !a->req.has_mode))
+		return gm_usage_error("limit", "'limit set' needs --max SIZE, --high SIZE or both%s",
+				      a->req.replace ? "" : " (or --mode to change)");
 	return GM_OPT_NEXT;
 }
 
@@ -201,6 +206,7 @@ int cmd_limit(int argc, char **argv, struct gm_opts *o)
 		{ "max", required_argument, NULL, OPT_MAX },
 		{ "high", required_argument, NULL, OPT_HIGH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "replace", no_argument, NULL, OPT_REPLACE },
 		{ "device", required_argument, NULL, 'd' },
 		{ "region", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
@@ -230,6 +236,9 @@ int cmd_limit(int argc, char **argv, struct gm_opts *o)
 			if (parse_mode(optarg, &a.req.mode, err, sizeof(err)) < 0)
 				return gm_usage_error("limit", "%s", err);
 			a.req.has_mode = any_set_opt = true;
+			break;
+		case OPT_REPLACE:
+			a.req.replace = any_set_opt = true;
 			break;
 		case 'd':
 			if (parse_device(optarg, &a.spec, err, sizeof(err)) < 0)

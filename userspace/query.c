@@ -660,7 +660,8 @@ int gm_limit_set(struct gm_nl *nl, const struct gm_limit_req *r)
 	if (put_limit_key(req, &r->key) < 0 ||
 	    (r->has_max && nla_put_u64(req, GPUMEM_A_LIMIT_MAX_BYTES, r->max) < 0) ||
 	    (r->has_high && nla_put_u64(req, GPUMEM_A_LIMIT_HIGH_BYTES, r->high) < 0) ||
-	    (r->has_mode && nla_put_u32(req, GPUMEM_A_LIMIT_MODE, r->mode) < 0)) {
+	    (r->has_mode && nla_put_u32(req, GPUMEM_A_LIMIT_MODE, r->mode) < 0) ||
+	    (r->replace && nla_put_flag(req, GPUMEM_A_LIMIT_REPLACE) < 0)) {
 		nlmsg_free(req);
 		return no_memory(nl);
 	}

@@ -96,6 +96,7 @@ struct gm_limit_key {
 struct gm_limit_req {
 	struct gm_limit_key key;
 	bool has_max, has_high, has_mode;
+	bool replace;		/* replace the whole limit, else change what is given */
 	uint64_t max, high;
 	uint32_t mode;
 };

@@ -130,12 +130,34 @@ for kv in max=8388608 high=4194304 mode=enforce device=all region=vram; do
 done
 # nothing in $CG ever asked for memory
 tc_eq "get: denied" "$(jget denied <"$GM_TMP/c.out")" 0
+# set changes only what it is given
 ctl limit set "$CG" --max 16M --mode monitor
+tc_eq "change max and mode: exit" "$rc" 0
+ctl limit get "$CG" --json
+tc_eq "changed: max" "$(jget max <"$GM_TMP/c.out")" 16777216
+tc_eq "changed: high kept" "$(jget high <"$GM_TMP/c.out")" 4194304
+tc_eq "changed: mode" "$(jget mode <"$GM_TMP/c.out")" monitor
+ctl limit set "$CG" --high 2M
+tc_eq "change high alone: exit" "$rc" 0
+ctl limit get "$CG" --json
+tc_eq "high alone: max kept, high, mode kept" \
+	"$(jget max <"$GM_TMP/c.out") $(jget high <"$GM_TMP/c.out") $(jget mode <"$GM_TMP/c.out")" \
+	"16777216 2097152 monitor"
+ctl limit set "$CG" --high 32M
+tc_eq "high above the kept max: exit" "$rc" 1
+grep -q "high-bytes would be above max-bytes" "$GM_TMP/c.err" ||
+	tc_fail "high above the kept max: no kernel message: $(cat "$GM_TMP/c.err")"
+ctl limit get "$CG" --json
+tc_eq "after the refused change: unchanged" \
+	"$(jget max <"$GM_TMP/c.out") $(jget high <"$GM_TMP/c.out") $(jget mode <"$GM_TMP/c.out")" \
+	"16777216 2097152 monitor"
+# --replace replaces the whole limit
+ctl limit set "$CG" --max 16M --replace
 tc_eq "replace: exit" "$rc" 0
 ctl limit get "$CG" --json
 tc_eq "replaced: max" "$(jget max <"$GM_TMP/c.out")" 16777216
 tc_eq "replaced: high gone" "$(jget high <"$GM_TMP/c.out")" null
-tc_eq "replaced: mode" "$(jget mode <"$GM_TMP/c.out")" monitor
+tc_eq "replaced: mode back to enforce" "$(jget mode <"$GM_TMP/c.out")" enforce
 if [ -n "$card" ]; then
 	ctl limit set "$CG" -d "$card" -r gtt --high 1M --json
 	tc_eq "set on $card gtt: exit" "$rc" 0

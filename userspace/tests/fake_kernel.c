@@ -278,6 +278,7 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 {
 	int dump = (nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP, i;
 	struct fake_limit *l;
+	bool replace;
 	size_t k;
 
 	static int root_added;
@@ -333,8 +334,10 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 			return deliver(m, fn, arg, cb_err) < 0 ? fail(nl, -*cb_err, NULL, -1) : 0;
 		}
 	}
-	/* LIMIT_SET */
-	if (!tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES])
+	/* LIMIT_SET: changes what it is given, or replaces the whole limit */
+	replace = tb[GPUMEM_A_LIMIT_REPLACE] != NULL;
+	if (!tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES] &&
+	    (replace || !tb[GPUMEM_A_LIMIT_MODE]))
 		return fail(nl, EINVAL, "max-bytes or high-bytes is required", -1);
 	if ((tb[GPUMEM_A_LIMIT_MAX_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES])) ||
 	    (tb[GPUMEM_A_LIMIT_HIGH_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES])))
@@ -348,6 +351,26 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 		return fail(nl, ENODEV, "no such device", -1);
 	if (!cgroup_path(nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID])))
 		return fail(nl, ENOENT, "no such cgroup", -1);
+	if (i < 0 && !tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES])
+		return fail(nl, ENODATA, "no such limit to change", -1);
+	if (i >= 0 && !replace) {	/* keep what is not given */
+		struct fake_limit m = limits[i];
+
+		if (tb[GPUMEM_A_LIMIT_MAX_BYTES]) {
+			m.has_max = 1;
+			m.max = nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES]);
+		}
+		if (tb[GPUMEM_A_LIMIT_HIGH_BYTES]) {
+			m.has_high = 1;
+			m.high = nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES]);
+		}
+		if (tb[GPUMEM_A_LIMIT_MODE])
+			m.mode = nla_get_u32(tb[GPUMEM_A_LIMIT_MODE]);
+		if (m.has_max && m.has_high && m.high > m.max)
+			return fail(nl, EINVAL, "high-bytes would be above max-bytes", -1);
+		limits[i] = m;
+		return 0;
+	}
 	if (i < 0) {
 		if (nlimits == N(limits))
 			return fail(nl, ENOSPC, "too many limits", -1);

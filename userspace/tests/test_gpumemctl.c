@@ -1418,7 +1418,10 @@ static void test_cli(const char *tool)
 		{ { "help", "bogus", NULL }, "unknown command" },
 		{ { "limit", NULL }, "which action?" },
 		{ { "limit", "bogus", "/", NULL }, "unknown action 'bogus'" },
-		{ { "limit", "set", "/", NULL }, "needs --max SIZE, --high SIZE or both" },
+		{ { "limit", "set", "/", NULL }, "needs --max SIZE, --high SIZE or both (or --mode" },
+		{ { "limit", "set", "/", "--replace", "--mode=monitor", NULL },
+		  "needs --max SIZE, --high SIZE or both" },
+		{ { "limit", "get", "/", "--replace", NULL }, "go with 'limit set' only" },
 		{ { "limit", "set", "--max", "1G", NULL }, "needs a CGROUP" },
 		{ { "limit", "get", NULL }, "needs a CGROUP" },
 		{ { "limit", "set", "/", "--max", "0" }, "invalid size '0' (must be at least 1 byte)" },
@@ -1836,10 +1839,27 @@ static void test_quota_commands(const char *fake)
 	golden(fake, ARGS("limit", "set", "/", "--max", "1.5G", "--high", "1G", "-d", "00:03.0"),
 	       "DEVICE  REGION  USAGE      MAX     HIGH  USE%  MODE     DENIED  CGROUP\n"
 	       "card1   vram      0 B  1.5 GiB  1.0 GiB  0.0%  enforce       0  /\n");
+	/* set changes what it is given: --high and --mode keep the 1 GiB max */
 	snprintf(want, sizeof(want),
-		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":null,\"high\":512,\"mode\":\"monitor\",\"denied\":0}\n",
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":1073741824,\"high\":512,\"mode\":\"monitor\",\"denied\":0}\n",
 		 root_id);
 	golden(fake, ARGS("limit", "set", "/", "--high", "0.5KiB", "--mode", "monitor", "--json"), want);
+	/* --mode alone changes the mode only */
+	snprintf(want, sizeof(want),
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":1073741824,\"high\":null,\"mode\":\"monitor\",\"denied\":0}\n",
+		 root_id);
+	golden(fake, ARGS("limit", "set", "/", "--mode", "monitor", "--json"), want);
+	/* --replace: what is not given goes, the mode is enforce */
+	snprintf(want, sizeof(want),
+		 "{\"cgroup_id\":%" PRIu64 ",\"cgroup\":\"/\",\"device\":\"all\",\"region\":\"vram\",\"usage\":5242880,\"max\":null,\"high\":512,\"mode\":\"enforce\",\"denied\":0}\n",
+		 root_id);
+	golden(fake, ARGS("limit", "set", "/", "--high", "0.5KiB", "--replace", "--json"), want);
+	run_fake(fake, NULL, &r, ARGS("limit", "set", "/", "--high", "2G"));
+	result(r.status == 1 && strstr(r.err, "high-bytes would be above max-bytes"),
+	       "limit set --high above the kept max: exit 1, the kernel's message");
+	run_fake(fake, NULL, &r, ARGS("limit", "set", "/", "--mode", "monitor", "-r", "gtt"));
+	result(r.status == 1 && strstr(r.err, "no such limit to change"),
+	       "limit set --mode of no limit: exit 1, the kernel's message");
 	golden(fake, ARGS("limit", "set", "/", "--max=1t", "--region=gtt", "--device=card2"),
 	       "DEVICE  REGION  USAGE      MAX  HIGH  USE%  MODE     DENIED  CGROUP\n"
 	       "card2   gtt       0 B  1.0 TiB     -  0.0%  enforce       0  /\n");
