@@ -376,7 +376,7 @@ if spawn_cmd wo "$GM_ALLOC" watch-opens -t 300; then
 	# an open the watcher must see: the check itself works
 	exec 7<"/dev/dri/$qxl_card"
 	exec 7<&-
-	for args in "devices" "devices --json" "ps" "ps --held --json" "buffers" "stats" \
+	for args in "devices" "devices --json" "ps" "ps --held --json" "buffers -p $first" "stats" \
 		"cgroups" "export --prometheus" "top --iterations 1 --interval 0.1"; do
 		# shellcheck disable=SC2086
 		"$CTL" $args >/dev/null 2>&1 || tc_fail "gpumemctl $args failed"

@@ -50,7 +50,7 @@ tc_eq "all allowed" "$(echo "$ev" | grep -c '"denied":false')" 2
 stop a3
 tc_end
 tc_begin quota-high-crossed
-ctl_ok limit set "$A" --max 16M --high 4M --json
+ctl_ok limit set "$A" --max 16M --high 4M --replace --json
 tc_eq "limit set reply max/high/mode" \
 	"$(jget max <"$GM_TMP/ctl.out")/$(jget high <"$GM_TMP/ctl.out")/$(jget mode <"$GM_TMP/ctl.out")" \
 	"$((16 * MiB))/$X/enforce"
@@ -74,7 +74,7 @@ tc_end
 
 # Below high again: the next crossing is reported again (high only, no max).
 tc_begin quota-high-rearm
-ctl_ok limit set "$A" --high 4M --json
+ctl_ok limit set "$A" --high 4M --replace --json
 tc_eq "limit set reply max/high" "$(jget max <"$GM_TMP/ctl.out")/$(jget high <"$GM_TMP/ctl.out")" "null/$X"
 m0=$(w_mark)
 hold_in "$A" a5 -n 4 -s 1M -c gm-q-h5 || tc_fail "helper: $(helper_why a5)"

@@ -230,7 +230,11 @@ static int cmd_watch_opens(unsigned int hold_seconds)
 		for (off = 0; n > 0 && off < n;) {
 			const struct inotify_event *ev = (const void *)(buf + off);
 
-			printf("OPEN %s\n", ev->len ? ev->name : "?");
+			/* an open of the directory itself (a readdir) is no device open */
+			if (ev->len)
+				printf("OPEN %s\n", ev->name);
+			else
+				printf("OPENDIR\n");
 			off += sizeof(*ev) + ev->len;
 		}
 	}
