@@ -4,8 +4,10 @@
  * process holds a handle to, its own and those shared with it (a debugging
  * view; the kernel allows it to CAP_NET_ADMIN only).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,7 +25,8 @@ static const char help[] =
 	"shared, and every pid holding a handle to it (owner first). Needs\n"
 	"CAP_NET_ADMIN (root); exit status 4 without it.\n"
 	"\n"
-	"  -p, --pid PID         the process (required)\n"
+	"  -p, --pid PID         the process (required; 0: in-kernel clients); a pid\n"
+	"                        that holds nothing and does not exist is an error\n"
 	"  -d, --device DEV      only this device: cardN, N or a PCI address\n"
 	"  -m, --min-size SIZE   only buffers of at least SIZE bytes (64K, 1M, ...)\n"
 	"  -j, --json            a JSON array, one object per buffer: device,\n"
@@ -196,6 +199,11 @@ int cmd_buffers(int argc, char **argv, struct gm_opts *o)
 	}
 	gm_nl_close(&nl);
 
+	/* no buffer and no such process: a typo, not an empty answer */
+	if (!bufs.n && pid && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		gm_buf_list_free(&bufs);
+		return gm_error("buffers: no process %u", pid);
+	}
 	if (bufs.n)
 		qsort(bufs.v, bufs.n, sizeof(*bufs.v), cmp_buf);
 	if (o->json) {

@@ -35,7 +35,7 @@ static const char help[] =
 	"buffer a driver keeps reserved (moving or validating it): such a buffer is\n"
 	"in no column, and a line on stderr says how many were skipped.\n"
 	"\n"
-	"  -p, --pid PID        only this process (1 to 4194304)\n"
+	"  -p, --pid PID        only this process (1 to 4194304; 0: in-kernel clients)\n"
 	"  -d, --device DEV     only this device: cardN, N or a PCI address\n"
 	"  -c, --cgroup CGROUP  only processes in this cgroup v2 directory and its\n"
 	"                       descendants: /sys/fs/cgroup/a.slice/b, a.slice/b\n"

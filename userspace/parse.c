@@ -66,14 +66,16 @@ int parse_pid(const char *s, uint32_t *pid, char *err, size_t errlen)
 	if (!s || !*s)
 		return fail(err, errlen, "empty pid");
 	if (*s == '-' || parse_uint(s, UINT64_MAX, &v) == 0) {
-		if (*s == '-' || v == 0 || v > GM_PID_MAX)
-			return fail(err, errlen, "pid %s out of range (1 to %d)", s, GM_PID_MAX);
+		if (*s == '-' || v > GM_PID_MAX)
+			return fail(err, errlen, "pid %s out of range (0 to %d; 0: in-kernel clients)",
+				    s, GM_PID_MAX);
 		*pid = (uint32_t)v;
 		return 0;
 	}
 	/* more than 20 digits is out of range as well */
 	if (strspn(s, "0123456789") == strlen(s))
-		return fail(err, errlen, "pid %s out of range (1 to %d)", s, GM_PID_MAX);
+		return fail(err, errlen, "pid %s out of range (0 to %d; 0: in-kernel clients)", s,
+			    GM_PID_MAX);
 	return fail(err, errlen, "invalid pid '%s' (not a number)", s);
 }
 
@@ -248,12 +250,14 @@ int parse_limit_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 	*bytes = ip + fb;
 	if (*bytes == 0)
 		return fail(err, errlen, "invalid size '%s' (must be at least 1 byte)", s);
+	if (*bytes == UINT64_MAX)	/* the kernel's "no limit": it refuses it */
+		goto overflow;
 	return 0;
 fraction:
 	return fail(err, errlen, "invalid size '%s' (not a whole number of bytes)", s);
 overflow:
-	return fail(err, errlen, "invalid size '%s' (too large: at most %" PRIu64 " bytes, 16 EiB - 1)",
-		    s, UINT64_MAX);
+	return fail(err, errlen, "invalid size '%s' (too large: at most %" PRIu64 " bytes, 16 EiB - 2)",
+		    s, UINT64_MAX - 1);
 }
 
 int parse_region(const char *s, uint32_t *region, char *err, size_t errlen)

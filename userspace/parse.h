@@ -19,7 +19,7 @@
 /* A decimal number without sign or blanks, <= max. */
 int parse_uint(const char *s, uint64_t max, uint64_t *out);
 
-/* A process id, 1..GM_PID_MAX. */
+/* A process id, 0..GM_PID_MAX (0: in-kernel DRM clients, "[kernel]"). */
 int parse_pid(const char *s, uint32_t *pid, char *err, size_t errlen);
 
 /* A count >= 1 (what names the option in the message). */

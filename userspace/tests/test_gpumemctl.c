@@ -347,7 +347,7 @@ static void test_parse_pid(void)
 {
 	static const struct { const char *s; int ok; uint32_t want; } t[] = {
 		{ "1", 1, 1 }, { "812", 1, 812 }, { "4194304", 1, 4194304 },
-		{ "0", 0, 0 }, { "-1", 0, 0 }, { "4194305", 0, 0 }, { "abc", 0, 0 },
+		{ "0", 1, 0 }, { "-1", 0, 0 }, { "4194305", 0, 0 }, { "abc", 0, 0 },
 		{ "", 0, 0 }, { "12x", 0, 0 }, { " 1", 0, 0 }, { "+1", 0, 0 },
 		{ "0x10", 0, 0 }, { "99999999999999999999999999", 0, 0 }, { "1.5", 0, 0 },
 	};
@@ -364,8 +364,9 @@ static void test_parse_pid(void)
 	}
 	parse_pid("abc", &(uint32_t){ 0 }, err, sizeof(err));
 	eq_str("parse_pid message names the value", err, "invalid pid 'abc' (not a number)");
-	parse_pid("0", &(uint32_t){ 0 }, err, sizeof(err));
-	eq_str("parse_pid range message", err, "pid 0 out of range (1 to 4194304)");
+	parse_pid("4194305", &(uint32_t){ 0 }, err, sizeof(err));
+	eq_str("parse_pid range message", err,
+	       "pid 4194305 out of range (0 to 4194304; 0: in-kernel clients)");
 }
 
 static void test_parse_interval_count(void)
@@ -433,9 +434,8 @@ static void test_parse_limit_size(void)
 		{ "0.0009765625K", 1 }, { "0.0000000000009094947017729282379150390625T", 1 },
 		{ "0.000000000000909494701772928237915039062500000T", 1 },
 		{ "3.0", 3 }, { "007M", 7340032 },
-		{ "18446744073709551615", UINT64_MAX }, { "16777215T", 16777215ULL << 40 },
+		{ "18446744073709551614", UINT64_MAX - 1 }, { "16777215T", 16777215ULL << 40 },
 		{ "17179869183.99999999813735485076904296875G", UINT64_MAX - 1 },
-		{ "16777215.9999999999990905052982270717620849609375T", UINT64_MAX },
 	};
 	static const struct { const char *s, *why; } bad[] = {
 		{ "0", "at least 1 byte" }, { "0K", "at least 1 byte" }, { "0.0M", "at least 1 byte" },
@@ -445,6 +445,9 @@ static void test_parse_limit_size(void)
 		{ "0.5B", "not a whole number of bytes" },
 		{ "0.00048828125K", "not a whole number of bytes" },
 		{ "18446744073709551616", "too large" }, { "16777216T", "too large" },
+		/* 2^64 - 1 is the kernel's "no limit", which it refuses as a size */
+		{ "18446744073709551615", "too large" },
+		{ "16777215.9999999999990905052982270717620849609375T", "too large" },
 		{ "99999999999999999999999999", "too large" }, { "17179869184G", "too large" },
 		{ "16777215.9999999999999999999999999999999999T", "not a whole number" },
 		{ "16777215.99999999999909050529822707176208496094T", "not a whole number" },
@@ -1398,7 +1401,7 @@ static void test_cli(const char *tool)
 		{ { "ps", "-x", NULL }, "unknown option '-x'" },
 		{ { "ps", "--pid", NULL }, "needs an argument" },
 		{ { "ps", "--pid", "abc", NULL }, "invalid pid 'abc'" },
-		{ { "ps", "--pid", "0", NULL }, "out of range" },
+		{ { "ps", "--pid", "4194305", NULL }, "out of range" },
 		{ { "ps", "--pid", "-5", NULL }, "out of range" },
 		{ { "ps", "--pid", "4194305", NULL }, "out of range" },
 		{ { "ps", "--pid=12abc", NULL }, "invalid pid" },
@@ -1583,6 +1586,13 @@ static void test_commands(const char *fake)
 	       "[\n"
 	       "{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,\"cgroup\":\"/test/a b\",\"device\":\"card0\",\"view\":\"held\",\"vram\":1048576,\"gtt\":0,\"system\":0,\"other\":0,\"shared\":1048576,\"owned\":0,\"bos\":1,\"skipped\":0}\n"
 	       "]\n");
+	golden(fake, ARGS("ps", "--pid", "0"),	/* pid 0: the in-kernel clients */
+	       "PID  COMM      DEVICE     VRAM  GTT  BOS  CGROUP\n"
+	       "  0  [kernel]  card0   1.0 MiB  0 B    1  -\n");
+	run_fake(fake, NULL, &r, ARGS("buffers", "-p", "4194303"));
+	result(r.status == 1 && r.out[0] == '\0' &&
+	       !strcmp(r.err, "gpumemctl: buffers: no process 4194303\n"),
+	       "buffers -p of a pid that does not exist: exit 1, says so");
 	golden(fake, ARGS("ps", "--json", "--pid", "1"), "[]\n");
 	golden(fake, ARGS("ps", "-j", "-p", "1"), "[]\n");
 	golden(fake, ARGS("ps", "--held", "--json", "--pid", "812"),
