@@ -91,6 +91,16 @@ if [ -e userspace/Makefile ]; then
 		make -s -C "$tmp/src/userspace" 2>&1 | tail -n 40 >&2
 		fail userspace-build "make -C userspace failed"
 	fi
+	# CFLAGS/CPPFLAGS on the command line add to what the build needs
+	make -s -C "$tmp/src/userspace" clean >/dev/null 2>&1
+	if out=$(make -C "$tmp/src/userspace" gpumemctl CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
+		grep -q -- '-O1' <<<"$out" && grep -q -- '-DGM_HOST_CHECK' <<<"$out" &&
+		grep -q -- '-Werror' <<<"$out" && grep -q -- '-I/usr/include/libnl3' <<<"$out"; then
+		pass userspace-make-flags
+	else
+		printf '%s\n' "$out" | tail -n 20 >&2
+		fail userspace-make-flags "make CFLAGS=-O1 CPPFLAGS=... lost the build's own flags"
+	fi
 	out=$(make -s -C "$tmp/src/userspace" check 2>&1); rc=$?
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	if [ $rc = 0 ] && [[ $last =~ ^[0-9]+\ passed,\ 0\ failed ]]; then

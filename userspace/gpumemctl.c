@@ -23,8 +23,9 @@ static const char main_help[] =
 	"\n"
 	"Commands:\n"
 	"  devices                    devices and their memory regions\n"
-	"  ps [-p PID] [-d DEV] [-c CGROUP]\n"
-	"                             memory per process and device\n"
+	"  ps [-p PID] [-d DEV] [-c CGROUP] [-H]\n"
+	"                             memory per process and device (-H: the held\n"
+	"                             view, a walk of every client and buffer)\n"
 	"  buffers -p PID [-d DEV] [--min-size SIZE]\n"
 	"                             buffers one process holds (CAP_NET_ADMIN)\n"
 	"  top [-i SECONDS] [-n FRAMES]\n"
@@ -32,8 +33,8 @@ static const char main_help[] =
 	"  stats                      counters of gpumem's walker\n"
 	"  cgroups [-d DEV]           memory charged per cgroup, device and region,\n"
 	"                             with the limits set there\n"
-	"  limit set CGROUP --max SIZE [--high SIZE] [-d DEV] [-r REGION]\n"
-	"            [--mode enforce|monitor]\n"
+	"  limit set CGROUP [--max SIZE] [--high SIZE] [--mode enforce|monitor]\n"
+	"            [--replace] [-d DEV] [-r REGION]\n"
 	"  limit get|clear CGROUP [-d DEV] [-r REGION]\n"
 	"  limit list                 set, show, remove and list the GPU memory\n"
 	"                             limits of cgroups (CAP_NET_ADMIN)\n"
@@ -180,6 +181,13 @@ static int help_cmd(int argc, char **argv, struct gm_opts *o)
 	}
 	if (argc > 2)
 		return gm_usage_error("help", "unexpected argument '%s'", argv[2]);
+	if (strcmp(argv[1], "help") == 0) {
+		fputs("Usage: gpumemctl help [COMMAND]\n"
+		      "\n"
+		      "Without COMMAND, gpumemctl's help; with it, that command's (as\n"
+		      "gpumemctl COMMAND --help).\n", stdout);
+		return GM_EXIT_OK;
+	}
 	return run(2, hargv, o);
 }
 

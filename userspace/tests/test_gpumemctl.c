@@ -1458,6 +1458,7 @@ static void test_cli(const char *tool)
 		{ "--help", NULL }, { "-h", NULL }, { "help", NULL }, { "devices", "--help", NULL },
 		{ "ps", "-h", NULL }, { "buffers", "--help", NULL }, { "top", "--help", NULL },
 		{ "stats", "--help", NULL }, { "export", "--help", NULL }, { "help", "ps", NULL },
+		{ "help", "help", NULL },
 		{ "limit", "--help", NULL }, { "help", "limit", NULL }, { "cgroups", "--help", NULL },
 		{ "watch", "--help", NULL }, { "help", "watch", NULL },
 	};
@@ -1486,6 +1487,9 @@ static void test_cli(const char *tool)
 	result(strstr(r.out, "3 gpumem module not") != NULL, "cli help lists the exit codes");
 	result(strstr(r.out, "  limit set CGROUP") && strstr(r.out, "  watch ") &&
 	       strstr(r.out, "  cgroups "), "cli help lists limit, watch, cgroups");
+	result(strstr(r.out, "[-H]") && strstr(r.out, "[--replace]") &&
+	       !strstr(r.out, "limit set CGROUP --max"),
+	       "cli help lists ps -H and limit set --replace, --max optional");
 	run_tool(tool, &r, (const char *const[]){ "--version", NULL });
 	result(r.status == 0 && strncmp(r.out, "gpumemctl ", 10) == 0, "cli --version");
 
