@@ -8,7 +8,8 @@
 #                and 7.3 inside the trixie tree with its gcc-14), no warning
 #   uapi-spec    uapi/gpumem.h is what YNL generates from uapi/gpumem.yaml
 #   spec-perms   kmod/netlink.c's admin-only ops are the spec's admin-perm ops
-#   userspace    gpumemctl builds with -Werror and its unit tests pass
+#   userspace    gpumemctl builds with -Werror (and with make CFLAGS=/CPPFLAGS=),
+#                its unit tests pass, top behaves on a terminal (tmux)
 #   check-log/*  the result checker's self-test (scripts/check-log-selftest.py)
 # The kernel tree comes from build-testkernel.sh (linux-source-6.12). Nothing
 # here is ever skipped: a missing tree or kernel is a FAIL (scripts/test.sh
@@ -108,6 +109,16 @@ if [ -e userspace/Makefile ]; then
 	else
 		printf '%s\n' "$out" | tail -n 40 >&2
 		fail userspace-unit "make -C userspace check: $last"
+	fi
+	# top on a real terminal (tmux): redraw on resize, Ctrl-Z and fg, q
+	out=$(timeout 120 "$tmp/src/userspace/tests/top-tty.sh" "$tmp/src/userspace/tests/gpumemctl-fake" 2>&1)
+	rc=$?
+	last=$(printf '%s\n' "$out" | tail -n 1)
+	if [ $rc = 0 ] && [[ $last =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
+		pass "userspace-top-tty ($last)"
+	else
+		printf '%s\n' "$out" | tail -n 40 >&2
+		fail userspace-top-tty "tests/top-tty.sh: $last"
 	fi
 else
 	fail userspace "no userspace/Makefile"

@@ -2,8 +2,9 @@
 /*
  * cmd_top.c - `gpumemctl top`: a refreshing view of the devices and of the
  * processes sorted by VRAM. On a terminal the screen is redrawn in place
- * and q quits (stdin in non-canonical mode, restored on every way out);
- * otherwise one plain frame is printed per interval.
+ * and q quits (stdin in non-canonical mode, restored on every way out,
+ * Ctrl-Z included, and set again after fg); a resized window is redrawn at
+ * once; otherwise one plain frame is printed per interval.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,9 +27,11 @@ static const char help[] =
 	"Usage: gpumemctl top [-i SECONDS] [-n FRAMES] [-H] [--bytes]\n"
 	"\n"
 	"Show the devices' memory use and the processes sorted by VRAM, refreshed\n"
-	"every interval. On a terminal the screen is redrawn in place; q (or\n"
-	"Ctrl-C) quits. When standard output is not a terminal, one frame is printed\n"
-	"per interval, without escape sequences.\n"
+	"every interval. On a terminal the screen is redrawn in place (at once when\n"
+	"the window is resized); q (or Ctrl-C) quits, Ctrl-Z suspends (the terminal\n"
+	"is restored, fg resumes). Processes that do not fit the window are counted\n"
+	"on the last line. When standard output is not a terminal, one frame is\n"
+	"printed per interval, without escape sequences.\n"
 	"\n"
 	"  -i, --interval SECONDS   time between frames (default 2; 0.1 to 86400)\n"
 	"  -n, --iterations N       stop after N frames\n"
@@ -38,13 +41,25 @@ static const char help[] =
 	"                           gpumemctl ps --help\n"
 	"  -b, --bytes              exact byte counts\n";
 
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal, got_winch, got_tstp;
 static struct termios saved_tio;
 static bool tty_raw, cursor_hidden;
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	got_winch = 1;
+}
+
+static void on_tstp(int sig)
+{
+	(void)sig;
+	got_tstp = 1;
 }
 
 static void restore_terminal(void)
@@ -85,6 +100,48 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* On a terminal: redraw on SIGWINCH, suspend cleanly on SIGTSTP. */
+static void catch_tty_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_winch;
+	sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_tstp;
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
+static void screen_enter(bool keys)
+{
+	if (keys)
+		terminal_raw();
+	fputs("\033[?25l\033[2J", stdout);	/* hide the cursor, clear */
+	fflush(stdout);
+	cursor_hidden = true;
+}
+
+/*
+ * Ctrl-Z: give the terminal back as it was, stop with the default action,
+ * and take it again after fg (SIGCONT lets raise() return).
+ */
+static void suspend(bool keys)
+{
+	struct sigaction sa, old;
+
+	got_tstp = 0;
+	fputs("\033[H\033[2J", stdout);
+	restore_terminal();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, &old);
+	raise(SIGTSTP);
+	sigaction(SIGTSTP, &old, NULL);
+	screen_enter(keys);
 }
 
 static int cmp_vram(const void *a, const void *b)
@@ -143,36 +200,67 @@ static void device_table(FILE *f, const struct gm_dev_list *devs, bool exact)
 	tbl_free(&t);
 }
 
-static void process_table(FILE *f, const struct gm_proc_list *procs, bool exact, size_t max_rows)
+/*
+ * The process rows, at most @max_rows of them (0: all); a last line counts
+ * what did not fit. The charged view fills no SYSTEM, OTHER or SHARED: those
+ * columns are left out there.
+ */
+static void process_table(FILE *f, const struct gm_proc_list *procs, bool held, bool exact,
+			  size_t max_rows)
 {
-	static const char *const hdr[] = {
+	static const char *const hdr_held[] = {
 		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER", "SHARED", "BOS", "CGROUP",
 	};
+	static const char *const hdr_charged[] = {
+		"PID", "COMM", "DEVICE", "VRAM", "GTT", "BOS", "CGROUP",
+	};
 	char b[5][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
+	size_t i, shown;
 	struct table t;
-	size_t i;
 
-	tbl_init(&t, 10, hdr, "rllrrrrrrl");
-	for (i = 0; i < procs->n && (!max_rows || i < max_rows); i++) {
+	if (held)
+		tbl_init(&t, 10, hdr_held, "rllrrrrrrl");
+	else
+		tbl_init(&t, 7, hdr_charged, "rllrrrl");
+	shown = max_rows && procs->n > max_rows ? max_rows - 1 : procs->n;
+	for (i = 0; i < shown; i++) {
 		const struct gm_proc *p = &procs->v[i];
-		const char *row[10] = {
+		const char *row_held[10] = {
 			pid, p->comm, dev,
 			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
 			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
-			/* the charged view has no system, other, shared: "-" */
-			p->held ? fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact) : NULL,
-			p->held ? fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact) : NULL,
-			p->held ? fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact) : NULL,
+			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
+			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
+			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
 			bos, p->cgroup,
 		};
+		/* b[0], b[1]: formatted by row_held's initialiser */
+		const char *row_charged[7] = { pid, p->comm, dev, b[0], b[1], bos, p->cgroup };
 
 		snprintf(pid, sizeof(pid), "%u", p->pid);
 		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
 		snprintf(bos, sizeof(bos), "%u", p->bos);
-		tbl_add(&t, row);
+		tbl_add(&t, held ? row_held : row_charged);
 	}
 	tbl_print(&t, f, 0);
 	tbl_free(&t);
+	if (shown < procs->n)
+		fprintf(f, "... %zu more row%s (a larger window shows them)\n", procs->n - shown,
+			procs->n - shown == 1 ? "" : "s");
+}
+
+/* Processes, not rows: a process on two devices has two rows. */
+static size_t count_processes(const struct gm_proc_list *procs)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < procs->n; i++) {
+		for (j = 0; j < i; j++)
+			if (procs->v[j].pid == procs->v[i].pid)
+				break;
+		n += j == i;
+	}
+	return n;
 }
 
 /*
@@ -219,6 +307,8 @@ static bool wait_or_quit(unsigned int ms, bool keys)
 
 		if (got_signal)
 			return true;
+		if (got_winch || got_tstp)
+			return false;	/* redraw now (after a suspension) */
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left = (long)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000L;
 		if (left <= 0)
@@ -285,15 +375,14 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 	keys = tty && isatty(STDIN_FILENO);
 	catch_signals();
 	atexit(restore_terminal);
-	if (keys)
-		terminal_raw();
 	if (tty) {
-		fputs("\033[?25l\033[2J", stdout);	/* hide the cursor, clear */
-		cursor_hidden = true;
+		catch_tty_signals();
+		screen_enter(keys);
 	}
 
 	ret = GM_EXIT_OK;
 	for (frame = 1; !got_signal; frame++) {
+		size_t nproc;
 		struct gm_dev_list devs;
 		struct gm_proc_list procs;
 		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
@@ -326,8 +415,9 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 		}
 		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
 		snprintf(iv, sizeof(iv), "%u.%u", interval / 1000, interval % 1000 / 100);
+		nproc = count_processes(&procs);
 		fprintf(f, "gpumemctl top - %s - every %ss - %zu process%s%s\n\n", stamp, iv,
-			procs.n, procs.n == 1 ? "" : "es", keys ? " - q quits" : "");
+			nproc, nproc == 1 ? "" : "es", keys ? " - q quits" : "");
 		device_table(f, &devs, o->bytes);
 		fputc('\n', f);
 		if (tty) {
@@ -339,7 +429,7 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 				used += devs.v[i].nregions ? devs.v[i].nregions : 1;
 			max_rows = ws.ws_row > used + 1 ? ws.ws_row - used - 1 : 1;
 		}
-		process_table(f, &procs, o->bytes, max_rows);
+		process_table(f, &procs, all.held, o->bytes, max_rows);
 		fclose(f);
 		gm_dev_list_free(&devs);
 		gm_proc_list_free(&procs);
@@ -357,6 +447,9 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 			break;
 		if (wait_or_quit(interval, keys))
 			break;
+		if (got_tstp)
+			suspend(keys);
+		got_winch = 0;
 	}
 	restore_terminal();
 	gm_nl_close(&nl);
