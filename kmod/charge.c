@@ -223,10 +223,11 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		o = gpumem_charge_owner(place->prev, place->obj);
 		if (o)
 			depth = o->depth;
-		else if (!(current->flags & (PF_KTHREAD | PF_EXITING)))
+		else if (!place->bounce &&
+			 !(current->flags & (PF_KTHREAD | PF_EXITING)))
 			depth = task_dfl_cgroup(current)->level + 1;
 		else
-			depth = 0;
+			depth = 0;	/* no owner, and none to make */
 		rcu_read_unlock();
 		if (!depth)
 			return NULL;
@@ -240,7 +241,8 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		o = gpumem_charge_owner(place->prev, place->obj);
 		if (o && o->depth == depth) {
 			done = gpumem_charge_inherit(c, o, forced);
-		} else if (!o && !(current->flags & (PF_KTHREAD | PF_EXITING))) {
+		} else if (!o && !place->bounce &&
+			   !(current->flags & (PF_KTHREAD | PF_EXITING))) {
 			*forced = false;
 			done = gpumem_charge_own(c, depth);
 		} else {

@@ -27,6 +27,8 @@ struct gpumem_charge;
  *	its next placement
  * @quiet: a repeat of a placement just denied (the same request retried by
  *	TTM): decide the same way, but count and report it only once
+ * @bounce: a temporary placement on the way to another (TTM's multi-hop
+ *	moves): it carries an owner the buffer already has, but makes none
  */
 struct gpumem_placement {
 	const struct drm_gem_object *obj;
@@ -36,6 +38,7 @@ struct gpumem_placement {
 	u64 bytes;
 	bool counted;
 	bool quiet;
+	bool bounce;
 };
 
 int gpumem_charge_init(void);

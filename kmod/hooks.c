@@ -261,6 +261,8 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	pl.region = h->region;
 	pl.bytes = bo->base.size;
 	pl.counted = h->region != GPUMEM_REGION_SYSTEM;
+	/* qxl creates every buffer through a system bounce: no owner there */
+	pl.bounce = !pl.counted && (place->flags & TTM_PL_FLAG_TEMPORARY);
 	/* A retry of a request just denied is decided again, reported once. */
 	pl.quiet = pl.counted &&
 		   gpumem_guard_denied_before(h->gdev->minor, place->mem_type);

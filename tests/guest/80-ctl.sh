@@ -314,8 +314,13 @@ sed -n 's/^{"device":"\([^"]*\)","owner":\([0-9]*\),"handle":\([0-9]*\),"size":\
 tc_eq "buffers held by $first (device owner handle size)" "$(cat "$GM_TMP/buf.rows")" \
 	"$(held_rows "$GM_TMP/buffers" "$first")"
 tc_num -ge "buffers held by $first" "$(wc -l <"$GM_TMP/buf.rows" | tr -d ' ')" 1
-ctl bufnone buffers --json --pid 4194304
-tc_eq "a pid without buffers: empty array" "$(cat "$GM_TMP/bufnone.out")" "[]"
+ctl bufnone buffers --json --pid $$
+tc_eq "a live pid without buffers (this shell): exit" "$ctl_rc" 0
+tc_eq "a live pid without buffers: empty array" "$(cat "$GM_TMP/bufnone.out")" "[]"
+ctl bufgone buffers --json --pid 4194304
+tc_eq "a pid that does not exist: exit" "$ctl_rc" 1
+tc_eq "a pid that does not exist: message" "$(cat "$GM_TMP/bufgone.err")" \
+	"gpumemctl: buffers: no process 4194304"
 tc_end
 
 # --- stats -------------------------------------------------------------------

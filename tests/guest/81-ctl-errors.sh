@@ -40,7 +40,6 @@ bad ps --pid
 bad ps --pid abc
 bad ps --pid 12abc
 bad ps --pid ''
-bad ps --pid 0
 bad ps --pid -1
 bad ps --pid 4194305
 bad ps --pid 99999999999999999999999
@@ -72,6 +71,12 @@ bad help bogus
 "$CTL" ps --pid abc 2>&1 | grep -q "invalid pid 'abc'" || tc_fail "no 'invalid pid' message"
 "$CTL" ps --device card999 2>&1 | grep -q "unknown device 'card999'" || tc_fail "no 'unknown device' message"
 "$CTL" ps --cgroup /proc 2>&1 | grep -q "not a cgroup v2 directory" || tc_fail "no cgroup v2 message"
+# pid 0 is no bad argument: it selects the in-kernel clients' rows
+"$CTL" ps --held --json --pid 0 >"$GM_TMP/p0.out" 2>"$GM_TMP/p0.err"
+tc_eq "ps --pid 0: exit" "$?" 0
+tc_eq "ps --pid 0: rows of another pid" "$(grep '"pid":' "$GM_TMP/p0.out" | grep -vc '"pid":0,')" 0
+tc_eq "ps --pid 0: its rows are the processes table's pid 0 rows" \
+	"$(grep -c '"pid":0,' "$GM_TMP/p0.out")" "$(snap processes; tbl_count "$GM_TMP/processes" pid=0)"
 tc_end
 
 # --- as a user without CAP_NET_ADMIN ----------------------------------------------
