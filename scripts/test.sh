@@ -81,7 +81,7 @@ if record host setup-host "$scripts/setup-host.sh"; then
 	# The slow test kernel's halves first: the short runs fill in after.
 	runs=()
 	for s in "${fetched[@]}"; do
-		[ "$s" = test ] && runs+=("test#1 test [1-7]*,8[0-7]-*" "test#2 test 8[89]-*,9*")
+		[ "$s" = test ] && runs+=("test#1 test [1-7]*,8[0-7]-*,91-*" "test#2 test 8[89]-*,90-*,9[2-9]-*")
 	done
 	for s in "${fetched[@]}"; do
 		[ "$s" != test ] && runs+=("$s $s *")
