@@ -21,7 +21,9 @@
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include "account.h"
 #include "snapshot.h"
+#include "walk.h"
 
 #define GPUMEM_NO_ENT	U32_MAX
 

@@ -24,7 +24,8 @@
 #define R(r)		(GPUMEM_REGION_##r + 1)
 #define VRAM_HELPER(drv)						\
 	{ .name = drv, .region = { [PL_SYSTEM] = R(SYSTEM),		\
-				   [PL_VRAM] = R(VRAM) } }
+				   [PL_VRAM] = R(VRAM) },		\
+	  .vram_helper = true }
 
 static const struct gpumem_driver_info gpumem_drivers[] = {
 	{

@@ -138,4 +138,15 @@ static inline struct nlattr **gpumem_dump_attrs(struct netlink_callback *cb)
 #error "this kernel has no GENL_MCAST_CAP_SYS_ADMIN: gpumem's events group cannot be restricted"
 #endif
 
+/*
+ * The range of an integer policy (NLA_POLICY_FULL_RANGE) in the generated
+ * kmod/netlink_gen.c: 6.7 made struct nla_policy's range pointer const;
+ * 6.1's is a plain pointer, which a const struct cannot initialise.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define GPUMEM_NL_RANGE_CONST	const
+#else
+#define GPUMEM_NL_RANGE_CONST
+#endif
+
 #endif /* GPUMEM_COMPAT_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpumem debugfs: /sys/kernel/debug/gpumem/{devices,processes,charged,
- * buffers,stats,quotas}.
+ * fragmentation,buffers,stats,quotas}.
  *
  * A thin face over the snapshot: open() takes one snapshot, reads print it
  * row by row through seq_file, release() frees it. Files are 0444 so they
@@ -169,6 +169,46 @@ static void gpumem_buffers_show(struct seq_file *m,
 	seq_putc(m, '\n');
 }
 
+/* fragmentation: one row per device and counted region */
+static size_t gpumem_frag_rows(const struct gpumem_snapshot *snap)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_devs; i++)
+		n += hweight32(snap->devs[i].regions);
+	return n;
+}
+
+static void gpumem_frag_show(struct seq_file *m,
+			     struct gpumem_snapshot *snap, size_t row)
+{
+	const struct gpumem_dev_row *dev;
+	const struct gpumem_frag *f;
+	unsigned int i, region;
+	u32 ppm;
+
+	for (i = 0; i < snap->nr_devs; i++) {
+		dev = &snap->devs[i];
+		for (region = 0; region < GPUMEM_REGION_COUNT; region++) {
+			if (!(dev->regions & BIT(region)) || row--)
+				continue;
+			f = &dev->frag[region];
+			seq_printf(m, "%s %s ", dev->name,
+				   gpumem_region_name(region));
+			if (!f->known) {
+				seq_printf(m, "- - - - %u\n", dev->frag_age_ms);
+				return;
+			}
+			ppm = gpumem_frag_ratio_ppm(f);
+			seq_printf(m, "%llu %llu %llu %u.%06u %u\n", f->free,
+				   f->largest, f->blocks, ppm / 1000000,
+				   ppm % 1000000, dev->frag_age_ms);
+			return;
+		}
+	}
+}
+
 static const struct gpumem_table gpumem_tables[] = {
 	{
 		.name = "devices",
@@ -188,6 +228,13 @@ static const struct gpumem_table gpumem_tables[] = {
 		.snap_flags = GPUMEM_SNAP_CHARGED,
 		.nr_rows = gpumem_processes_rows,
 		.show = gpumem_charged_show,
+	},
+	{
+		.name = "fragmentation",
+		.header = "device region free largest blocks ratio age_ms",
+		.snap_flags = GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_FRAG,
+		.nr_rows = gpumem_frag_rows,
+		.show = gpumem_frag_show,
 	},
 	{
 		.name = "buffers",

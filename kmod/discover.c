@@ -22,13 +22,33 @@
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
-#include "hooks.h"
-#include "limits.h"
 
 /* Serialises walks with device arrival and removal (see discover.h). */
 DEFINE_MUTEX(gpumem_registry_lock);
 /* struct gpumem_device, sorted by minor; protected by gpumem_registry_lock */
 LIST_HEAD(gpumem_devices);
+
+/* Set once by gpumem_discover_init(), before the first device is added. */
+static const struct gpumem_device_listener *const *gpumem_listeners;
+static unsigned int gpumem_nr_listeners;
+
+/*
+ * Tell every listener about @gdev: that it was added, or (@ttm) that its TTM
+ * device is known. A listener that fails says what @gdev goes without.
+ */
+static void gpumem_listeners_call(struct gpumem_device *gdev, bool ttm)
+{
+	unsigned int i;
+
+	for (i = 0; i < gpumem_nr_listeners; i++) {
+		const struct gpumem_device_listener *l = gpumem_listeners[i];
+		int (*cb)(struct gpumem_device *gdev) = ttm ? l->ttm_found : l->add;
+
+		if (cb && cb(gdev))
+			dev_warn(gdev->drm->dev, "gpumem: %s: %s\n", gdev->name,
+				 l->what);
+	}
+}
 
 static void gpumem_probe_release(struct device *dev)
 {
@@ -69,8 +89,11 @@ static const struct class *gpumem_find_drm_class(void)
  * device itself, never through ttm_glob.device_list (its mutex is not
  * exported: another GPU's ttm_device_fini() could free the entry a walk
  * stands on):
- *  - a driver of the VRAM helpers (bochs on 6.x, ast, mgag200, hibmc)
- *    keeps it in ddev->vram_mm, which lives as long as the device;
+ *  - a driver of the VRAM helpers (bochs on 6.x, ast on 6.1, hibmc on
+ *    6.x, vboxvideo) keeps it in ddev->vram_mm, which lives as long as the
+ *    device; its objects are never looked at: the same driver name may
+ *    use the shmem helpers in another kernel (gpumem_add_dev() then takes
+ *    it for a driver without TTM);
  *  - any other listed driver embeds every GEM object in a TTM buffer object
  *    (i915: in a union, zeroed for its objects without TTM), so one
  *    mappable object, read under the offset manager's lock (which keeps it
@@ -79,6 +102,14 @@ static const struct class *gpumem_find_drm_class(void)
  * device (gpumem_remove_dev()) first. NULL when the device has no mappable
  * object yet: the caller looks again later.
  */
+static bool gpumem_driver_vram_helper(struct drm_device *ddev)
+{
+	const struct gpumem_driver_info *drv =
+		gpumem_driver_lookup(ddev->driver->name);
+
+	return drv && drv->vram_helper;
+}
+
 static struct ttm_device *gpumem_find_ttm_device(struct drm_device *ddev)
 {
 	struct drm_vma_offset_manager *mgr = ddev->vma_offset_manager;
@@ -87,6 +118,8 @@ static struct ttm_device *gpumem_find_ttm_device(struct drm_device *ddev)
 
 	if (ddev->vram_mm)
 		return &ddev->vram_mm->bdev;
+	if (gpumem_driver_vram_helper(ddev))
+		return NULL;
 	if (!mgr || !ddev->anon_inode)
 		return NULL;
 	drm_vma_offset_lock_lookup(mgr);
@@ -116,13 +149,8 @@ static void gpumem_attach_ttm(struct gpumem_device *gdev,
 	mutex_lock(&gpumem_registry_lock);
 	gdev->bdev = bdev;	/* walkers read it under the registry lock */
 	mutex_unlock(&gpumem_registry_lock);
-	if (gpumem_hooks_attach(gdev))
-		dev_warn(gdev->drm->dev,
-			 "gpumem: cannot hook %s: no charges or limits on it\n",
-			 gdev->name);
-	else
-		dev_info(gdev->drm->dev, "gpumem: %s: TTM device found, hooked\n",
-			 gdev->name);
+	dev_info(gdev->drm->dev, "gpumem: %s: TTM device found\n", gdev->name);
+	gpumem_listeners_call(gdev, true);
 }
 
 /*
@@ -174,18 +202,22 @@ static int gpumem_add_dev(struct device *dev)
 	gdev->minor = minor->index;
 	snprintf(gdev->name, sizeof(gdev->name), "card%d", minor->index);
 	gdev->drv = gpumem_driver_lookup(ddev->driver->name);
+	/*
+	 * A VRAM-helper driver without its VRAM manager uses the shmem helpers
+	 * in this kernel (bochs on 7.x, ast on 6.12+): no TTM object at all,
+	 * never to be cast to one.
+	 */
+	if (gdev->drv && gdev->drv->vram_helper && !ddev->vram_mm)
+		gdev->drv = NULL;
 	INIT_DELAYED_WORK(&gdev->find_ttm, gpumem_find_ttm_fn);
 	/* Only listed drivers embed every GEM object in a TTM BO. */
 	if (gdev->drv)
 		gdev->bdev = gpumem_find_ttm_device(ddev);
 	drm_dev_get(ddev);
 	gdev->drm = ddev;
-	if (gdev->bdev && gpumem_hooks_attach(gdev))
-		dev_warn(dev, "gpumem: cannot hook %s: no charges or limits on it\n",
-			 gdev->name);
-	if (gpumem_limits_device_add(gdev->minor))
-		dev_warn(dev, "gpumem: out of memory: no limit can be set on %s\n",
-			 gdev->name);
+	gpumem_listeners_call(gdev, false);
+	if (gdev->bdev)
+		gpumem_listeners_call(gdev, true);
 
 	mutex_lock(&gpumem_registry_lock);
 	list_for_each_entry(pos, &gpumem_devices, node)
@@ -209,6 +241,7 @@ static void gpumem_remove_dev(struct device *dev)
 {
 	struct drm_minor *minor = gpumem_primary_minor(dev);
 	struct gpumem_device *gdev, *found = NULL;
+	unsigned int i;
 
 	if (!minor)
 		return;
@@ -226,8 +259,9 @@ static void gpumem_remove_dev(struct device *dev)
 		return;
 	/* it may still hook the device: then it is unhooked below */
 	cancel_delayed_work_sync(&found->find_ttm);
-	gpumem_hooks_detach(found);
-	gpumem_limits_device_gone(found->minor);
+	for (i = gpumem_nr_listeners; i--; )
+		if (gpumem_listeners[i]->remove)
+			gpumem_listeners[i]->remove(found);
 	drm_dev_put(found->drm);
 	kfree(found);
 }
@@ -236,17 +270,23 @@ GPUMEM_CLASS_INTERFACE(gpumem_drm_interface, gpumem_add_dev, gpumem_remove_dev);
 
 /**
  * gpumem_discover_init() - start tracking DRM devices
+ * @listeners: the parts told about every device (see struct
+ *	gpumem_device_listener); must stay valid until gpumem_discover_exit()
+ * @nr: how many
  *
  * Adds every existing DRM device to the registry and keeps it current.
  *
  * Return: 0 or a negative errno.
  */
-int gpumem_discover_init(void)
+int gpumem_discover_init(const struct gpumem_device_listener *const *listeners,
+			 unsigned int nr)
 {
 	const struct class *cls = gpumem_find_drm_class();
 
 	if (IS_ERR(cls))
 		return PTR_ERR(cls);
+	gpumem_listeners = listeners;
+	gpumem_nr_listeners = nr;
 	gpumem_class_interface_set_class(&gpumem_drm_interface, cls);
 	return class_interface_register(&gpumem_drm_interface);
 }

@@ -9,6 +9,8 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include "classify.h"
+#include "frag.h"
 
 struct drm_device;
 struct ttm_device;
@@ -28,7 +30,9 @@ struct gpumem_driver_info;
  * @drv: the classifier's entry for the driver, or NULL
  * @minor: index of the primary minor
  * @name: "card<minor>"
- * @threshold_above: bit per region: its use is above threshold_pct (hooks.c)
+ * @frag: the free space of each region when last read (walk.c's; under
+ *	the registry lock)
+ * @frag_read: jiffies of that reading, 0 before the first
  */
 struct gpumem_device {
 	struct list_head node;
@@ -39,10 +43,36 @@ struct gpumem_device {
 	const struct gpumem_driver_info *drv;
 	int minor;
 	char name[16];
-	unsigned long threshold_above;
+	struct gpumem_frag frag[GPUMEM_REGION_COUNT];
+	unsigned long frag_read;
 };
 
-int gpumem_discover_init(void);
+/**
+ * struct gpumem_device_listener - a part of gpumem told about devices
+ * @what: what the part gives up on a device it fails to take, for the log
+ *	(e.g. "no limit can be set on it")
+ * @add: a device was found, before it is listed (optional)
+ * @ttm_found: the device's TTM device is known: at @add time, or later
+ *	when the registry finds it (optional)
+ * @remove: the device is going: no longer listed, its delayed search is
+ *	over; called even when @add or @ttm_found failed (optional)
+ *
+ * Listeners are given to gpumem_discover_init() in order: @add and
+ * @ttm_found are called in that order, @remove in reverse order. A failed
+ * @add or @ttm_found is logged with @what; the device is tracked anyway.
+ *
+ * Context: every callback may sleep; none is called under the registry
+ * lock, and the callbacks of one device never run concurrently.
+ */
+struct gpumem_device_listener {
+	const char *what;
+	int (*add)(struct gpumem_device *gdev);
+	int (*ttm_found)(struct gpumem_device *gdev);
+	void (*remove)(struct gpumem_device *gdev);
+};
+
+int gpumem_discover_init(const struct gpumem_device_listener *const *listeners,
+			 unsigned int nr);
 void gpumem_discover_exit(void);
 
 /*

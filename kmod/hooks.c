@@ -27,6 +27,7 @@
  * lock (evict_guard.c).
  */
 #include <linux/atomic.h>
+#include <linux/cgroup.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
@@ -34,6 +35,7 @@
 #include <linux/completion.h>
 #include <linux/percpu-refcount.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
@@ -63,11 +65,18 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @inflight: every wrapper of the device holds a reference while it runs
  * @drained: completed when the killed count has no reference left
  * @gdev: the device
+ * @threshold_above: bit per region: its use is above threshold_pct (atomic
+ *	bit operations)
+ * @frag_lock: protects @frag_rl
+ * @frag_rl: rate limit of the device's fragmented-denial events
  */
 struct gpumem_hook_dev {
 	struct percpu_ref inflight;
 	struct completion drained;
 	struct gpumem_device *gdev;
+	unsigned long threshold_above;
+	spinlock_t frag_lock;		/* protects frag_rl */
+	struct gpumem_ratelimit frag_rl;
 };
 
 /**
@@ -80,6 +89,8 @@ struct gpumem_hook_dev {
  * @gdev: the device
  * @hdev: the device's wrappers as a whole
  * @region: enum gpumem_region of the manager
+ * @counted: its placements are charged (VRAM, GTT; not TTM's system
+ *	manager, hooked only so that owners travel, see charge.c)
  * @capacity: bytes, 0 if unknown (not counted for threshold events)
  */
 struct gpumem_man_hook {
@@ -91,6 +102,7 @@ struct gpumem_man_hook {
 	struct gpumem_device *gdev;
 	struct gpumem_hook_dev *hdev;
 	u8 region;
+	bool counted;
 	u64 capacity;
 };
 
@@ -220,12 +232,49 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 		return;
 	limit = div_u64(cap * pct, 100);
 	if (usage <= limit) {
-		clear_bit(h->region, &gdev->threshold_above);
+		clear_bit(h->region, &h->hdev->threshold_above);
 		return;
 	}
-	if (alloc && !test_and_set_bit(h->region, &gdev->threshold_above))
+	if (alloc && !test_and_set_bit(h->region, &h->hdev->threshold_above))
 		gpumem_threshold_event(gdev->minor, h->region, usage, bytes,
 				       limit);
+}
+
+/*
+ * A VRAM manager found no block for @bytes although it has that much free:
+ * fragmentation. Reported (rate-limited per device, like quota events per
+ * cgroup) in the allocating task's name; a placement restricted to part of
+ * the manager (fpfn/lpfn: visible VRAM) is not fragmentation and is not.
+ */
+static void gpumem_fragmented_check(struct gpumem_man_hook *h,
+				    const struct ttm_place *place, u64 bytes)
+{
+	struct gpumem_quota_event ev = {
+		.type = GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
+		.minor = h->gdev->minor,
+		.region = h->region,
+		.requested = bytes,
+		.limit = h->capacity,
+	};
+	bool allowed;
+
+	if (h->region != GPUMEM_REGION_VRAM || !h->capacity ||
+	    place->fpfn || place->lpfn)
+		return;
+	ev.usage = ttm_resource_manager_usage(h->man);
+	if (ev.usage > h->capacity || h->capacity - ev.usage < bytes)
+		return;		/* full: not fragmentation */
+	spin_lock(&h->hdev->frag_lock);
+	allowed = gpumem_ratelimit_allow(&h->hdev->frag_rl, &ev.suppressed);
+	spin_unlock(&h->hdev->frag_lock);
+	if (!allowed)
+		return;
+	if (!(current->flags & PF_KTHREAD)) {
+		ev.pid = task_tgid_nr(current);
+		get_task_comm(ev.comm, current);
+		ev.cgid = cgroup_id(task_dfl_cgroup(current));
+	}
+	gpumem_event_emit(&ev);
 }
 
 static int gpumem_hook_alloc(struct ttm_resource_manager *man,
@@ -260,7 +309,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	pl.minor = h->gdev->minor;
 	pl.region = h->region;
 	pl.bytes = bo->base.size;
-	pl.counted = h->region != GPUMEM_REGION_SYSTEM;
+	pl.counted = h->counted;
 	/* qxl creates every buffer through a system bounce: no owner there */
 	pl.bounce = !pl.counted && (place->flags & TTM_PL_FLAG_TEMPORARY);
 	/* A retry of a request just denied is decided again, reported once. */
@@ -281,6 +330,8 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	ret = h->orig->alloc(man, bo, place, res);
 	if (ret) {
 		gpumem_charge_cancel(charge);
+		if (ret == -ENOSPC && pl.counted)
+			gpumem_fragmented_check(h, place, bo->base.size);
 		goto out;
 	}
 	gpumem_charge_commit(charge, *res);
@@ -305,7 +356,7 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 		return;
 	}
 	h->orig->free(man, res);
-	if (h->region != GPUMEM_REGION_SYSTEM)
+	if (h->counted)
 		gpumem_threshold_check(h, 0, false);
 	percpu_ref_put(&h->hdev->inflight);
 }
@@ -354,8 +405,7 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	else
 		region = gpumem_classify(gdev->drv, mem_type, TTM_NUM_MEM_TYPES,
 					 man->use_tt);
-	if (region != GPUMEM_REGION_VRAM && region != GPUMEM_REGION_GTT &&
-	    mem_type != TTM_PL_SYSTEM)
+	if (!gpumem_region_counted(region) && mem_type != TTM_PL_SYSTEM)
 		return 0;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -368,7 +418,8 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	h->gdev = gdev;
 	h->hdev = hdev;
 	h->region = region;
-	if (region != GPUMEM_REGION_SYSTEM &&
+	h->counted = gpumem_region_counted(region);
+	if (h->counted &&
 	    gpumem_manager_capacity(gdev->drv, mem_type, man->size, PAGE_SHIFT,
 				    &cap))
 		h->capacity = cap;
@@ -378,14 +429,13 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	return 0;
 }
 
-/**
- * gpumem_hooks_attach() - wrap a TTM device's VRAM/GTT managers
- * @gdev: the device (with a TTM device and a classified driver)
- *
- * Context: may sleep.
- * Return: 0 or -ENOMEM (the device is then left unhooked).
+static void gpumem_hooks_detach(struct gpumem_device *gdev);
+
+/*
+ * Wrap @gdev's VRAM/GTT managers (and TTM's system manager) and its eviction
+ * callback, once its TTM device is known. 0 or -ENOMEM (then unhooked).
  */
-int gpumem_hooks_attach(struct gpumem_device *gdev)
+static int gpumem_hooks_attach(struct gpumem_device *gdev)
 {
 	struct gpumem_bdev_hook *bh;
 	u32 t;
@@ -404,6 +454,8 @@ int gpumem_hooks_attach(struct gpumem_device *gdev)
 		return -ENOMEM;
 	}
 	init_completion(&bh->hdev->drained);
+	spin_lock_init(&bh->hdev->frag_lock);
+	gpumem_ratelimit_init(&bh->hdev->frag_rl);
 	bh->hdev->gdev = gdev;
 	mutex_lock(&gpumem_hooks_lock);
 	bh->bdev = gdev->bdev;
@@ -422,17 +474,13 @@ int gpumem_hooks_attach(struct gpumem_device *gdev)
 	return ret;
 }
 
-/**
- * gpumem_hooks_detach() - restore a device's tables and drop its charges
- * @gdev: the device
- *
- * Waits until no wrapper of this device runs (finite: other devices'
- * traffic is not waited for, nor are calls that start meanwhile).
+/*
+ * Restore @gdev's tables and drop its charges (also when it was never
+ * hooked). Waits until no wrapper of this device runs (finite: other
+ * devices' traffic is not waited for, nor are calls that start meanwhile).
  * Allocation keeps working through the restored tables.
- *
- * Context: may sleep.
  */
-void gpumem_hooks_detach(struct gpumem_device *gdev)
+static void gpumem_hooks_detach(struct gpumem_device *gdev)
 {
 	struct gpumem_man_hook *h, *htmp;
 	struct gpumem_bdev_hook *bh, *btmp;
@@ -489,6 +537,16 @@ void gpumem_hooks_detach(struct gpumem_device *gdev)
 
 	gpumem_charge_forget_device(gdev->minor);
 }
+
+/*
+ * gpumem_hooks_listener - hooks a device when its TTM device is known,
+ * unhooks it when it goes
+ */
+const struct gpumem_device_listener gpumem_hooks_listener = {
+	.what = "cannot hook it: no charges or limits on it",
+	.ttm_found = gpumem_hooks_attach,
+	.remove = gpumem_hooks_detach,
+};
 
 /**
  * gpumem_hooks_exit() - wait for the guards' pending task_works

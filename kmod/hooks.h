@@ -7,10 +7,9 @@
 #ifndef GPUMEM_HOOKS_H
 #define GPUMEM_HOOKS_H
 
-struct gpumem_device;
+struct gpumem_device_listener;
 
-int gpumem_hooks_attach(struct gpumem_device *gdev);
-void gpumem_hooks_detach(struct gpumem_device *gdev);
+extern const struct gpumem_device_listener gpumem_hooks_listener;
 void gpumem_hooks_exit(void);
 
 #endif /* GPUMEM_HOOKS_H */

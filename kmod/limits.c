@@ -30,6 +30,7 @@
 #include <linux/xarray.h>
 #include "../uapi/gpumem.h"
 #include "cgroup_lookup.h"
+#include "discover.h"
 #include "events.h"
 #include "limits.h"
 
@@ -549,6 +550,25 @@ void gpumem_limits_device_gone(int minor)
 	}
 	spin_unlock(&gpumem_limits_lock);
 }
+
+static int gpumem_limits_dev_add(struct gpumem_device *gdev)
+{
+	return gpumem_limits_device_add(gdev->minor);
+}
+
+static void gpumem_limits_dev_remove(struct gpumem_device *gdev)
+{
+	gpumem_limits_device_gone(gdev->minor);
+}
+
+/*
+ * gpumem_limits_listener - a device may be named by limits while present
+ */
+const struct gpumem_device_listener gpumem_limits_listener = {
+	.what = "out of memory: no limit can be set on it",
+	.add = gpumem_limits_dev_add,
+	.remove = gpumem_limits_dev_remove,
+};
 
 /**
  * gpumem_limits_del() - remove a limit

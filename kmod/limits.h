@@ -89,6 +89,9 @@ int gpumem_limits_del(u64 cgid, int minor, u8 region);
 bool gpumem_limits_device_present(int minor);
 int gpumem_limits_device_add(int minor);
 void gpumem_limits_device_gone(int minor);
+
+struct gpumem_device_listener;
+extern const struct gpumem_device_listener gpumem_limits_listener;
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only);
 void gpumem_limits_exit(void);

@@ -29,6 +29,12 @@
 #include "limits.h"
 #include "walk.h"
 
+/* Told about every device in this order (removal in reverse). */
+static const struct gpumem_device_listener *const gpumem_listeners[] = {
+	&gpumem_limits_listener,	/* limits may name the device */
+	&gpumem_hooks_listener,		/* charges once its TTM device is known */
+};
+
 static int __init gpumem_init(void)
 {
 	int ret;
@@ -45,7 +51,8 @@ static int __init gpumem_init(void)
 		pr_err("gpumem: cannot register the netlink family: %d\n", ret);
 		goto err_quota;
 	}
-	ret = gpumem_discover_init();
+	ret = gpumem_discover_init(gpumem_listeners,
+				   ARRAY_SIZE(gpumem_listeners));
 	if (ret) {
 		pr_err("gpumem: cannot track DRM devices: %d\n", ret);
 		goto err_netlink;
@@ -82,4 +89,5 @@ module_exit(gpumem_exit);
 MODULE_DESCRIPTION("Per-process, per-cgroup and per-device GPU memory accounting");
 MODULE_AUTHOR("gpumem developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(GPUMEM_VERSION);
 MODULE_SOFTDEP("pre: ttm");

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpumem netlink: the generic netlink family "gpumem", a thin face over
- * snapshots like debugfs. The attribute numbers come from uapi/gpumem.h,
- * generated from uapi/gpumem.yaml; the policies below follow that spec and
- * do all validation of types and lengths (strict: unknown attributes are
+ * gpumem netlink: the handlers of the generic netlink family "gpumem", a
+ * thin face over snapshots like debugfs. Everything else comes from
+ * uapi/gpumem.yaml through scripts/gen-uapi.sh: the attribute numbers
+ * (uapi/gpumem.h), and the family, its op table, multicast group and
+ * per-op request policies (netlink_gen.c, which also names the handlers
+ * here and each dump's .start and .done). The policies do all validation
+ * of types, lengths and the spec's ranges (strict: unknown attributes are
  * rejected). What a policy cannot say is checked here, with an extack
  * message for every rejection.
  *
@@ -22,52 +25,10 @@
 #include "classify.h"
 #include "fault_inject.h"
 #include "netlink.h"
+#include "netlink_gen.h"
 #include "limits.h"
 #include "snapshot.h"
 #include "walk.h"
-
-static struct genl_family gpumem_nl_family;
-
-enum gpumem_nl_mcgrp {
-	GPUMEM_NL_MCGRP_EVENTS,
-};
-
-/* pid_t values the kernel can hand out (a pid of 0 means kernel clients). */
-static struct netlink_range_validation gpumem_pid_range = {
-	.max = PID_MAX_LIMIT,
-};
-
-/* Limit sizes: U64_MAX is the kernel's "no limit". */
-static struct netlink_range_validation gpumem_bytes_range = {
-	.min = 1,
-	.max = U64_MAX - 1,
-};
-
-static const struct nla_policy gpumem_dev_get_policy[GPUMEM_A_DEV_ID + 1] = {
-	[GPUMEM_A_DEV_ID] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy gpumem_proc_get_policy[GPUMEM_A_PROC_MAX + 1] = {
-	[GPUMEM_A_PROC_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &gpumem_pid_range),
-	[GPUMEM_A_PROC_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_PROC_CGROUP_ID] = { .type = NLA_U64 },
-	[GPUMEM_A_PROC_VIEW] = NLA_POLICY_MAX(NLA_U32, GPUMEM_PROC_VIEW_HELD),
-};
-
-static const struct nla_policy gpumem_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
-	[GPUMEM_A_LIMIT_CGROUP_ID] = NLA_POLICY_MIN(NLA_U64, 1),
-	[GPUMEM_A_LIMIT_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_LIMIT_REGION] = NLA_POLICY_MAX(NLA_U32, GPUMEM_REGION_MAX),
-	[GPUMEM_A_LIMIT_MAX_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
-	[GPUMEM_A_LIMIT_HIGH_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpumem_bytes_range),
-	[GPUMEM_A_LIMIT_MODE] = NLA_POLICY_MAX(NLA_U32, GPUMEM_LIMIT_MODE_MONITOR),
-	[GPUMEM_A_LIMIT_REPLACE] = { .type = NLA_FLAG },
-};
-
-static const struct nla_policy gpumem_buf_get_policy[GPUMEM_A_BUF_MAX + 1] = {
-	[GPUMEM_A_BUF_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_OWNER] = NLA_POLICY_FULL_RANGE(NLA_U32, &gpumem_pid_range),
-};
 
 /* State of one dump, in cb->args[0]; cb->args[1] is the next row. */
 struct gpumem_nl_dump {
@@ -134,7 +95,17 @@ static int gpumem_nl_fill_dev(struct sk_buff *skb,
 				       dev->capacity[r],
 				       GPUMEM_A_DEV_REGION_PAD)) ||
 		    gpumem_nl_put_u64(skb, GPUMEM_A_DEV_REGION_USED,
-				      dev->used[r], GPUMEM_A_DEV_REGION_PAD))
+				      dev->used[r], GPUMEM_A_DEV_REGION_PAD) ||
+		    (dev->frag[r].known &&
+		     (gpumem_nl_put_u64(skb, GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES,
+					dev->frag[r].free,
+					GPUMEM_A_DEV_REGION_PAD) ||
+		      gpumem_nl_put_u64(skb, GPUMEM_A_DEV_REGION_LARGEST_FREE,
+					dev->frag[r].largest,
+					GPUMEM_A_DEV_REGION_PAD) ||
+		      gpumem_nl_put_u64(skb, GPUMEM_A_DEV_REGION_FREE_BLOCKS,
+					dev->frag[r].blocks,
+					GPUMEM_A_DEV_REGION_PAD))))
 			goto cancel;
 		nla_nest_end(skb, nest);
 	}
@@ -145,7 +116,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpumem_snapshot *snap;
 	struct sk_buff *msg;
@@ -154,7 +125,7 @@ static int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!GPUMEM_NL_REQUIRE(info, GPUMEM_A_DEV_ID,
 			       "a device id (GPUMEM_A_DEV_ID) is required"))
 		return -EINVAL;
-	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES);
+	snap = gpumem_snapshot_take(GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_FRAG);
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	idx = gpumem_snapshot_dev_index(snap,
@@ -218,8 +189,13 @@ static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
 	return false;
 }
 
+/*
+ * Take the dump's snapshot: whole, or (@filter, a charged view) only the
+ * rows the request asks for, so that a filtered dump costs what it returns.
+ */
 static int gpumem_nl_dump_begin(struct netlink_callback *cb,
-				unsigned int snap_flags)
+				unsigned int snap_flags,
+				const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_nl_dump *st;
 
@@ -229,7 +205,7 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	if (!st)
 		return -ENOMEM;
 	xa_init(&st->cgroup_match);
-	st->snap = gpumem_snapshot_take(snap_flags);
+	st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
 	if (IS_ERR(st->snap)) {
 		int ret = PTR_ERR(st->snap);
 
@@ -241,7 +217,7 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	return 0;
 }
 
-static int gpumem_nl_dump_done(struct netlink_callback *cb)
+int gpumem_nl_dump_done(struct netlink_callback *cb)
 {
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 
@@ -269,8 +245,7 @@ static int gpumem_nl_dump_dev_filter(struct netlink_callback *cb,
 	return 0;
 }
 
-static int gpumem_nl_dev_get_dumpit(struct sk_buff *skb,
-				    struct netlink_callback *cb)
+int gpumem_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 	long i;
@@ -285,9 +260,10 @@ static int gpumem_nl_dev_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int gpumem_nl_dev_get_start(struct netlink_callback *cb)
+int gpumem_nl_dev_get_start(struct netlink_callback *cb)
 {
-	return gpumem_nl_dump_begin(cb, GPUMEM_SNAP_DEVICES);
+	return gpumem_nl_dump_begin(cb, GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_FRAG,
+				    NULL);
 }
 
 /* -- processes -- */
@@ -328,9 +304,10 @@ static int gpumem_nl_proc_get_filters(struct netlink_callback *cb);
  */
 static int gpumem_nl_dump_begin_filtered(struct netlink_callback *cb,
 					 unsigned int snap_flags,
+					 const struct gpumem_snap_filter *filter,
 					 int (*filters)(struct netlink_callback *cb))
 {
-	int ret = gpumem_nl_dump_begin(cb, snap_flags);
+	int ret = gpumem_nl_dump_begin(cb, snap_flags, filter);
 
 	if (ret)
 		return ret;
@@ -346,15 +323,39 @@ static int gpumem_nl_dump_begin_filtered(struct netlink_callback *cb,
  * The charged view (default) is a copy of the counters kept at allocation
  * time; the held view walks every client and buffer.
  */
-static int gpumem_nl_proc_get_start(struct netlink_callback *cb)
+int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 {
 	struct nlattr **attrs = gpumem_dump_attrs(cb);
 	bool held = attrs[GPUMEM_A_PROC_VIEW] &&
 		    nla_get_u32(attrs[GPUMEM_A_PROC_VIEW]) ==
 		    GPUMEM_PROC_VIEW_HELD;
+	struct gpumem_snap_filter filter = { .minor = -1 };
+	int ret;
 
-	return gpumem_nl_dump_begin_filtered(cb, held ? 0 : GPUMEM_SNAP_CHARGED,
-					     gpumem_nl_proc_get_filters);
+	if (held)
+		return gpumem_nl_dump_begin_filtered(cb, 0, NULL,
+						     gpumem_nl_proc_get_filters);
+	/*
+	 * The charged view is built for the filters (a walk must see every
+	 * holder, the held view cannot be); they are applied again to the
+	 * rows, where a bad one gets its error.
+	 */
+	if (attrs[GPUMEM_A_PROC_PID]) {
+		filter.has_pid = true;
+		filter.pid = nla_get_u32(attrs[GPUMEM_A_PROC_PID]);
+	}
+	if (attrs[GPUMEM_A_PROC_DEV_ID])
+		filter.minor = nla_get_u32(attrs[GPUMEM_A_PROC_DEV_ID]);
+	if (attrs[GPUMEM_A_PROC_CGROUP_ID]) {
+		filter.cgrp = cgroup_get_from_id(nla_get_u64(attrs[GPUMEM_A_PROC_CGROUP_ID]));
+		if (IS_ERR(filter.cgrp))
+			filter.cgrp = NULL;	/* "no such cgroup", below */
+	}
+	ret = gpumem_nl_dump_begin_filtered(cb, GPUMEM_SNAP_CHARGED, &filter,
+					    gpumem_nl_proc_get_filters);
+	if (filter.cgrp)
+		cgroup_put(filter.cgrp);
+	return ret;
 }
 
 static int gpumem_nl_proc_get_filters(struct netlink_callback *cb)
@@ -439,8 +440,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int gpumem_nl_proc_get_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
+int gpumem_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 	struct gpumem_snapshot *snap = st->snap;
@@ -477,7 +477,7 @@ static int gpumem_nl_buf_get_filters(struct netlink_callback *cb)
 	return gpumem_nl_dump_dev_filter(cb, st, attrs[GPUMEM_A_BUF_DEV_ID]);
 }
 
-static int gpumem_nl_buf_get_start(struct netlink_callback *cb)
+int gpumem_nl_buf_get_start(struct netlink_callback *cb)
 {
 	struct nlattr **attrs = gpumem_dump_attrs(cb);
 
@@ -486,7 +486,7 @@ static int gpumem_nl_buf_get_start(struct netlink_callback *cb)
 			       "a pid (GPUMEM_A_BUF_OWNER) is required");
 		return -EINVAL;
 	}
-	return gpumem_nl_dump_begin_filtered(cb, GPUMEM_SNAP_BUFFERS,
+	return gpumem_nl_dump_begin_filtered(cb, GPUMEM_SNAP_BUFFERS, NULL,
 					     gpumem_nl_buf_get_filters);
 }
 
@@ -534,8 +534,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int gpumem_nl_buf_get_dumpit(struct sk_buff *skb,
-				    struct netlink_callback *cb)
+int gpumem_nl_buf_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 	struct gpumem_snapshot *snap = st->snap;
@@ -559,8 +558,7 @@ static int gpumem_nl_buf_get_dumpit(struct sk_buff *skb,
 
 /* -- stats -- */
 
-static int gpumem_nl_stats_get_doit(struct sk_buff *skb,
-				    struct genl_info *info)
+int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpumem_walk_stats st;
 	struct sk_buff *msg;
@@ -634,7 +632,7 @@ static int gpumem_nl_limit_target(struct genl_info *info, u64 *cgid,
 	return 0;
 }
 
-static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
+int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
 	bool replace = nla_get_flag(attrs[GPUMEM_A_LIMIT_REPLACE]);
@@ -689,7 +687,7 @@ static int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
+int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	int minor, ret;
 	u64 cgid;
@@ -748,7 +746,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
+int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpumem_limit_row *rows;
 	struct sk_buff *msg;
@@ -814,17 +812,17 @@ static int gpumem_nl_rows_start(struct netlink_callback *cb, bool limits_only)
 	return 0;
 }
 
-static int gpumem_nl_limit_get_start(struct netlink_callback *cb)
+int gpumem_nl_limit_get_start(struct netlink_callback *cb)
 {
 	return gpumem_nl_rows_start(cb, true);
 }
 
-static int gpumem_nl_cgroup_get_start(struct netlink_callback *cb)
+int gpumem_nl_cgroup_get_start(struct netlink_callback *cb)
 {
 	return gpumem_nl_rows_start(cb, false);
 }
 
-static int gpumem_nl_rows_done(struct netlink_callback *cb)
+int gpumem_nl_rows_done(struct netlink_callback *cb)
 {
 	struct gpumem_nl_rows *st = (struct gpumem_nl_rows *)cb->args[0];
 
@@ -850,97 +848,16 @@ static int gpumem_nl_rows_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int gpumem_nl_limit_get_dumpit(struct sk_buff *skb,
-				      struct netlink_callback *cb)
+int gpumem_nl_limit_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return gpumem_nl_rows_dumpit(skb, cb, GPUMEM_CMD_LIMIT_GET);
 }
 
-static int gpumem_nl_cgroup_get_dumpit(struct sk_buff *skb,
-				       struct netlink_callback *cb)
+int gpumem_nl_cgroup_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
 {
 	return gpumem_nl_rows_dumpit(skb, cb, GPUMEM_CMD_CGROUP_GET);
 }
-
-static const struct genl_ops gpumem_nl_ops[] = {
-	{
-		.cmd = GPUMEM_CMD_DEV_GET,
-		.doit = gpumem_nl_dev_get_doit,
-		.start = gpumem_nl_dev_get_start,
-		.dumpit = gpumem_nl_dev_get_dumpit,
-		.done = gpumem_nl_dump_done,
-		.policy = gpumem_dev_get_policy,
-		.maxattr = ARRAY_SIZE(gpumem_dev_get_policy) - 1,
-	},
-	{
-		.cmd = GPUMEM_CMD_PROC_GET,
-		.start = gpumem_nl_proc_get_start,
-		.dumpit = gpumem_nl_proc_get_dumpit,
-		.done = gpumem_nl_dump_done,
-		.policy = gpumem_proc_get_policy,
-		.maxattr = ARRAY_SIZE(gpumem_proc_get_policy) - 1,
-	},
-	{
-		.cmd = GPUMEM_CMD_BUF_GET,
-		.start = gpumem_nl_buf_get_start,
-		.dumpit = gpumem_nl_buf_get_dumpit,
-		.done = gpumem_nl_dump_done,
-		.policy = gpumem_buf_get_policy,
-		.maxattr = ARRAY_SIZE(gpumem_buf_get_policy) - 1,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = GPUMEM_CMD_STATS_GET,
-		.doit = gpumem_nl_stats_get_doit,
-	},
-	{
-		.cmd = GPUMEM_CMD_LIMIT_SET,
-		.doit = gpumem_nl_limit_set_doit,
-		.policy = gpumem_limit_policy,
-		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = GPUMEM_CMD_LIMIT_GET,
-		.doit = gpumem_nl_limit_get_doit,
-		.start = gpumem_nl_limit_get_start,
-		.dumpit = gpumem_nl_limit_get_dumpit,
-		.done = gpumem_nl_rows_done,
-		.policy = gpumem_limit_policy,
-		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
-	},
-	{
-		.cmd = GPUMEM_CMD_LIMIT_DEL,
-		.doit = gpumem_nl_limit_del_doit,
-		.policy = gpumem_limit_policy,
-		.maxattr = ARRAY_SIZE(gpumem_limit_policy) - 1,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = GPUMEM_CMD_CGROUP_GET,
-		.start = gpumem_nl_cgroup_get_start,
-		.dumpit = gpumem_nl_cgroup_get_dumpit,
-		.done = gpumem_nl_rows_done,
-	},
-};
-
-static const struct genl_multicast_group gpumem_nl_mcgrps[] = {
-	[GPUMEM_NL_MCGRP_EVENTS] = {
-		.name = GPUMEM_MCGRP_EVENTS,
-		.flags = GPUMEM_MCAST_ADMIN_ONLY,
-	},
-};
-
-static struct genl_family gpumem_nl_family __ro_after_init = {
-	.name = GPUMEM_FAMILY_NAME,
-	.version = GPUMEM_FAMILY_VERSION,
-	.netnsok = false,
-	.module = THIS_MODULE,
-	.ops = gpumem_nl_ops,
-	.n_ops = ARRAY_SIZE(gpumem_nl_ops),
-	.mcgrps = gpumem_nl_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(gpumem_nl_mcgrps),
-};
 
 /*
  * The events sink (events.c numbers the events and calls us in order).
@@ -950,10 +867,11 @@ static struct genl_family gpumem_nl_family __ro_after_init = {
 static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 {
 	struct sk_buff *msg;
+	bool quota;
 	void *hdr;
 
 	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
-				GPUMEM_NL_MCGRP_EVENTS))
+				GPUMEM_NLGRP_EVENTS))
 		return ERR_PTR(-ENOENT);
 	/* no sleep or reclaim: the caller may be inside a TTM allocation */
 	if (gpumem_fail_event())
@@ -978,10 +896,13 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SUPPRESSED, ev->suppressed,
 			      GPUMEM_A_EVENT_PAD))
 		goto drop;
-	if (ev->type != GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD &&
-	    (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_CGROUP_ID, ev->cgid,
-			       GPUMEM_A_EVENT_PAD) ||
-	     nla_put_u32(msg, GPUMEM_A_EVENT_MODE, ev->mode)))
+	/* quota events are about a cgroup's limit; the others may name one */
+	quota = ev->type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED ||
+		ev->type == GPUMEM_EVENT_TYPE_HIGH_CROSSED;
+	if (((quota || ev->cgid) &&
+	     gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_CGROUP_ID, ev->cgid,
+			       GPUMEM_A_EVENT_PAD)) ||
+	    (quota && nla_put_u32(msg, GPUMEM_A_EVENT_MODE, ev->mode)))
 		goto drop;
 	if (ev->pid && (nla_put_u32(msg, GPUMEM_A_EVENT_PID, ev->pid) ||
 			nla_put_string(msg, GPUMEM_A_EVENT_COMM, ev->comm)))
@@ -1011,7 +932,7 @@ static void gpumem_nl_event_send(void *data, u64 seq)
 		return;	/* its number is taken: a gap */
 	}
 	nlmsg_end(msg, nlmsg_hdr(msg));
-	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NL_MCGRP_EVENTS,
+	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NLGRP_EVENTS,
 			  GFP_NOWAIT | __GFP_NOWARN);
 }
 

@@ -29,6 +29,7 @@
  * of every struct gpumem_proc_usage. A node lives while @refs > 0: one
  * reference per charge record, plus transient ones.
  */
+#include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
@@ -37,6 +38,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "proc_usage.h"
+#include "snapshot.h"
 
 /**
  * struct gpumem_proc_usage - usage of one process on one device
@@ -264,6 +266,82 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 	for (i = 0; i < nrows; i++)
 		put_pid(rows[i].pid);
 	kvfree(rows);
+}
+
+/* Whether @filter (NULL: everything) wants the counters of @row. */
+static bool gpumem_proc_usage_wanted(const struct gpumem_proc_usage_row *row,
+				     const struct gpumem_snap_filter *filter)
+{
+	struct task_struct *task;
+	bool ret = true;
+
+	if (!filter)
+		return true;
+	if (filter->minor >= 0 && row->minor != filter->minor)
+		return false;
+	if (!filter->has_pid && !filter->cgrp)
+		return true;
+	rcu_read_lock();
+	task = pid_task(row->pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(row->pid, PIDTYPE_TGID);
+	if (filter->has_pid)
+		ret = (task ? task_tgid_nr(task) : pid_nr(row->pid)) ==
+		      filter->pid;
+	/* an exited process is in no cgroup */
+	if (ret && filter->cgrp)
+		ret = task && cgroup_is_descendant(task_dfl_cgroup(task),
+						   filter->cgrp);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * gpumem_proc_usage_fill() - the process rows of a charged snapshot
+ * @snap: a GPUMEM_SNAP_CHARGED snapshot with its device rows
+ * @path: PATH_MAX bytes of scratch for cgroup paths
+ * @filter: the rows wanted, or NULL for all
+ *
+ * Copies the counters kept at allocation time into @snap's process rows;
+ * no walk. Counters of a device gone since are left out, and so are those
+ * @filter does not want, before their process is resolved.
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
+			   const struct gpumem_snap_filter *filter)
+{
+	struct gpumem_proc_usage_row *rows;
+	struct gpumem_proc_row *proc;
+	size_t nrows, i;
+	pid_t tgid;
+	int ret, r, dev;
+
+	ret = gpumem_proc_usage_rows(&rows, &nrows);
+	if (ret)
+		return ret;
+	for (i = 0; i < nrows && !ret; i++) {
+		if (!gpumem_proc_usage_wanted(&rows[i], filter))
+			continue;
+		dev = gpumem_snapshot_dev_index(snap, rows[i].minor);
+		if (dev < 0)
+			continue;	/* device gone since it was charged */
+		ret = gpumem_snapshot_task(snap, rows[i].pid, rows[i].comm,
+					   path, &tgid);
+		if (ret)
+			break;
+		proc = gpumem_snapshot_proc(snap, dev, tgid);
+		if (!proc) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
+			proc->bytes[r] += rows[i].bytes[r];
+		proc->bos += rows[i].bos;
+	}
+	gpumem_proc_usage_rows_free(rows, nrows);
+	return ret;
 }
 
 /**

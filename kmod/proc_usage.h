@@ -12,6 +12,8 @@
 #include "classify.h"
 
 struct pid;
+struct gpumem_snapshot;
+struct gpumem_snap_filter;
 
 /* The counters of one (process, device); private to proc_usage.c. */
 struct gpumem_proc_usage;
@@ -45,6 +47,8 @@ int gpumem_proc_usage_rows(struct gpumem_proc_usage_row **rowsp,
 			   size_t *nrowsp);
 void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 				 size_t nrows);
+int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
+			   const struct gpumem_snap_filter *filter);
 void gpumem_proc_usage_exit(void);
 
 #endif /* GPUMEM_PROC_USAGE_H */

@@ -2,9 +2,13 @@
 /*
  * gpumem snapshot: allocation, row lookup, ordering and release.
  */
-#include <linux/slab.h>
+#include <linux/cgroup.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
 #include "snapshot.h"
 
 /**
@@ -177,4 +181,74 @@ int gpumem_snapshot_finish(struct gpumem_snapshot *snap)
 			snap->procs[n++] = proc;
 	snap->nr_procs = n;
 	return 0;
+}
+
+/**
+ * gpumem_snapshot_task() - the process a pid belongs to, once per snapshot
+ * @snap: the snapshot
+ * @pid: a thread or thread group pid
+ * @gone_comm: the command name to show when the process has exited
+ * @path: PATH_MAX bytes of scratch for cgroup paths
+ * @tgidp: returns the process's tgid, the key of its row in @snap->tasks
+ *
+ * Adds the process's row (command name, cgroup id and path, each path
+ * resolved once per cgroup) to @snap->tasks unless it is there.
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
+			 const char *gone_comm, char *path, pid_t *tgidp)
+{
+	struct gpumem_task_row *row;
+	struct task_struct *task;
+	bool have_path = false;
+	pid_t tgid;
+	int ret;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_TGID);
+	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
+	rcu_read_unlock();
+	*tgidp = tgid;
+	if (xa_load(&snap->tasks, tgid))
+		return 0;
+
+	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	if (!row)
+		return -ENOMEM;
+	row->tgid = tgid;
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_TGID);
+	if (task) {
+		struct cgroup *cgrp = task_dfl_cgroup(task);
+
+		get_task_comm(row->comm, task);
+		row->cgroup_id = cgroup_id(cgrp);
+		row->cgroup = xa_load(&snap->cgroups, row->cgroup_id);
+		if (!row->cgroup)
+			have_path = cgroup_path(cgrp, path, PATH_MAX) >= 0;
+	} else {
+		strscpy(row->comm, gone_comm, sizeof(row->comm));
+	}
+	rcu_read_unlock();
+	/* Paths are resolved once per cgroup and shared by its processes. */
+	if (have_path) {
+		char *copy = kstrdup(path, GFP_KERNEL);
+
+		if (copy && xa_err(xa_store(&snap->cgroups, row->cgroup_id,
+					    copy, GFP_KERNEL))) {
+			kfree(copy);
+			copy = NULL;
+		}
+		row->cgroup = copy;
+	}
+	ret = xa_err(xa_store(&snap->tasks, tgid, row, GFP_KERNEL));
+	if (ret)
+		kfree(row);
+	return ret;
 }

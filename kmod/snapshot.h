@@ -11,6 +11,10 @@
 #include <linux/sched.h>
 #include <linux/xarray.h>
 #include "classify.h"
+#include "frag.h"
+
+struct cgroup;
+struct pid;
 
 /* Also record one row per buffer object (the debugfs `buffers` view). */
 #define GPUMEM_SNAP_BUFFERS	BIT(0)
@@ -22,6 +26,12 @@
  * proc_usage.c) instead of a walk (every placement, "held by").
  */
 #define GPUMEM_SNAP_CHARGED	BIT(2)
+/*
+ * With the device rows, each counted region's free space as its managers'
+ * printers describe it (frag.c); at most once a second per device, else
+ * the figures of the last reading.
+ */
+#define GPUMEM_SNAP_FRAG	BIT(3)
 
 /**
  * struct gpumem_dev_row - one DRM device as seen by a snapshot
@@ -35,6 +45,8 @@
  * @cap_known: bitmask of regions whose capacity is known
  * @capacity: bytes per region (sum of the region's managers)
  * @used: bytes in use per region, from the managers (includes kernel BOs)
+ * @frag: free space per region (GPUMEM_SNAP_FRAG only)
+ * @frag_age_ms: how old @frag is, in milliseconds
  * @procs: struct gpumem_proc_row by tgid
  */
 struct gpumem_dev_row {
@@ -48,6 +60,8 @@ struct gpumem_dev_row {
 	u32 cap_known;
 	u64 capacity[GPUMEM_REGION_COUNT];
 	u64 used[GPUMEM_REGION_COUNT];
+	struct gpumem_frag frag[GPUMEM_REGION_COUNT];
+	u32 frag_age_ms;
 	struct xarray procs;
 };
 
@@ -153,37 +167,23 @@ struct gpumem_snapshot {
 };
 
 /**
- * struct gpumem_walk_ent - one (client, object handle) pair seen by a walk
- * @obj: the object, referenced by the walker (opaque to the accounting)
- * @size: object size in bytes
- * @order: the client's position on its device, 0 = opened first
- * @handle: the GEM handle in that client's file
- * @tgid: the client's process
- * @mem_type: TTM memory type, -1 for a non-TTM object
- * @region: enum gpumem_region
- * @flags: GPUMEM_ENT_*
- * @head: accounting scratch: index of the object's first entry
- * @next: accounting scratch: next entry of the same object
- * @hnode: accounting scratch: the first entry's node in the object hash
+ * struct gpumem_snap_filter - the rows a charged snapshot is built for
+ * @has_pid: only the process @pid
+ * @pid: a tgid, as the initial pid namespace sees it
+ * @minor: only this device, or -1
+ * @cgrp: only processes in this cgroup or below it, or NULL (referenced by
+ *	the caller for as long as the snapshot is built)
+ *
+ * A filtered snapshot does work in proportion to what it returns: counters
+ * of other processes and devices are skipped before anything is resolved.
+ * Its device rows are complete.
  */
-struct gpumem_walk_ent {
-	void *obj;
-	u64 size;
-	u32 order;
-	u32 handle;
-	pid_t tgid;
-	s16 mem_type;
-	u8 region;
-	u8 flags;
-	u32 head;
-	u32 next;
-	struct hlist_node hnode;
+struct gpumem_snap_filter {
+	bool has_pid;
+	pid_t pid;
+	int minor;
+	struct cgroup *cgrp;
 };
-
-#define GPUMEM_ENT_PENDING	BIT(0)	/* placement not read yet */
-#define GPUMEM_ENT_DMABUF	BIT(1)	/* exported as a dma-buf */
-#define GPUMEM_ENT_IMPORTED	BIT(2)	/* imported from a dma-buf */
-#define GPUMEM_ENT_SKIPPED	BIT(3)	/* placement unreadable: reservation busy */
 
 struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
 					      unsigned int flags);
@@ -193,20 +193,7 @@ int gpumem_snapshot_dev_index(const struct gpumem_snapshot *snap, int minor);
 struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 					     unsigned int dev, pid_t tgid);
 int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);
-
-/**
- * struct gpumem_account_scratch - the accounting's object hash, reusable
- * @buckets: 1 << @bits hash buckets
- * @bits: hash size
- */
-struct gpumem_account_scratch {
-	struct hlist_head *buckets;
-	unsigned int bits;
-};
-
-int gpumem_account_device(struct gpumem_snapshot *snap, unsigned int dev,
-			  struct gpumem_walk_ent *ents, size_t n,
-			  struct gpumem_account_scratch *scratch);
-void gpumem_account_scratch_free(struct gpumem_account_scratch *scratch);
+int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
+			 const char *gone_comm, char *path, pid_t *tgidp);
 
 #endif /* GPUMEM_SNAPSHOT_H */

@@ -38,6 +38,7 @@
 #include "classify.h"
 #include "discover.h"
 #include "fault_inject.h"
+#include "account.h"
 #include "snapshot.h"
 #include "proc_usage.h"
 #include "walk.h"
@@ -163,67 +164,6 @@ static void gpumem_resolve_pending(const struct gpumem_device *gdev,
 }
 
 /*
- * The process @pid (a thread or thread group pid) belongs to, resolved once
- * per snapshot: its row in &gpumem_snapshot.tasks, keyed by tgid. @gone_comm
- * is the command name to show when the process has exited.
- */
-static int gpumem_resolve_pid(struct gpumem_walk *w, struct pid *pid,
-			      const char *gone_comm, pid_t *tgidp)
-{
-	struct gpumem_task_row *row;
-	struct task_struct *task;
-	bool have_path = false;
-	pid_t tgid;
-	int ret;
-
-	rcu_read_lock();
-	task = pid_task(pid, PIDTYPE_PID);
-	if (!task)
-		task = pid_task(pid, PIDTYPE_TGID);
-	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
-	rcu_read_unlock();
-	*tgidp = tgid;
-	if (xa_load(&w->snap->tasks, tgid))
-		return 0;
-
-	row = kzalloc(sizeof(*row), GFP_KERNEL);
-	if (!row)
-		return -ENOMEM;
-	row->tgid = tgid;
-	rcu_read_lock();
-	task = pid_task(pid, PIDTYPE_PID);
-	if (!task)
-		task = pid_task(pid, PIDTYPE_TGID);
-	if (task) {
-		struct cgroup *cgrp = task_dfl_cgroup(task);
-
-		get_task_comm(row->comm, task);
-		row->cgroup_id = cgroup_id(cgrp);
-		row->cgroup = xa_load(&w->snap->cgroups, row->cgroup_id);
-		if (!row->cgroup)
-			have_path = cgroup_path(cgrp, w->path, PATH_MAX) >= 0;
-	} else {
-		strscpy(row->comm, gone_comm, sizeof(row->comm));
-	}
-	rcu_read_unlock();
-	/* Paths are resolved once per cgroup and shared by its processes. */
-	if (have_path) {
-		char *path = kstrdup(w->path, GFP_KERNEL);
-
-		if (path && xa_err(xa_store(&w->snap->cgroups, row->cgroup_id,
-					    path, GFP_KERNEL))) {
-			kfree(path);
-			path = NULL;
-		}
-		row->cgroup = path;
-	}
-	ret = xa_err(xa_store(&w->snap->tasks, tgid, row, GFP_KERNEL));
-	if (ret)
-		kfree(row);
-	return ret;
-}
-
-/*
  * The process a file belongs to, resolved once per snapshot. Caller holds
  * filelist_mutex (drm_file.pid may change under it on 6.7+).
  */
@@ -238,7 +178,7 @@ static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
 		*tgidp = 0;
 		return 0;
 	}
-	ret = gpumem_resolve_pid(w, pid, "?", tgidp);
+	ret = gpumem_snapshot_task(w->snap, pid, "?", w->path, tgidp);
 	put_pid(pid);
 	return ret;
 }
@@ -361,8 +301,46 @@ static void gpumem_put_ents(struct gpumem_walk *w)
 	w->nr_ents = 0;
 }
 
+/*
+ * The free space of @gdev's counted regions, read through the managers'
+ * printers at most once a second (a range manager prints every node under
+ * its lock: an unprivileged reader must not be able to hold it at will).
+ * Caller holds gpumem_registry_lock.
+ */
+static void gpumem_fill_dev_frag(struct gpumem_dev_row *row,
+				 struct gpumem_device *gdev)
+{
+	u32 t;
+
+	if (!gdev->frag_read || time_after(jiffies, gdev->frag_read + HZ)) {
+		memset(gdev->frag, 0, sizeof(gdev->frag));
+		for (t = 0; t < TTM_NUM_MEM_TYPES; t++) {
+			struct ttm_resource_manager *man;
+			struct gpumem_frag f;
+			enum gpumem_region region;
+			u64 cap;
+
+			man = ttm_manager_type(gdev->bdev, t);
+			if (!man || !man->use_type)
+				continue;
+			region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES,
+						 man->use_tt);
+			if (!gpumem_region_counted(region) ||
+			    !gpumem_manager_capacity(gdev->drv, t, man->size,
+						     PAGE_SHIFT, &cap))
+				continue;
+			/* a range manager counts in the unit of its size */
+			gpumem_frag_read(man, div64_u64(cap, man->size), &f);
+			gpumem_frag_add(&gdev->frag[region], &f);
+		}
+		gdev->frag_read = jiffies ? jiffies : 1;
+	}
+	memcpy(row->frag, gdev->frag, sizeof(row->frag));
+	row->frag_age_ms = jiffies_to_msecs(jiffies - gdev->frag_read);
+}
+
 static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
-				const struct gpumem_device *gdev)
+				struct gpumem_device *gdev, unsigned int flags)
 {
 	struct drm_device *ddev = gdev->drm;
 	u32 t;
@@ -387,7 +365,7 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 			continue;
 		region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES,
 					 man->use_tt);
-		if (region != GPUMEM_REGION_VRAM && region != GPUMEM_REGION_GTT)
+		if (!gpumem_region_counted(region))
 			continue;
 		row->regions |= BIT(region);
 		row->used[region] += ttm_resource_manager_usage(man);
@@ -397,15 +375,17 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 			row->cap_known |= BIT(region);
 		}
 	}
+	if (flags & GPUMEM_SNAP_FRAG)
+		gpumem_fill_dev_frag(row, gdev);
 }
 
 static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
-			      const struct gpumem_device *gdev)
+			      struct gpumem_device *gdev)
 {
 	u64 t0, t1, t2;
 	int ret;
 
-	gpumem_fill_dev_row(&w->snap->devs[idx], gdev);
+	gpumem_fill_dev_row(&w->snap->devs[idx], gdev, w->snap->flags);
 	if (w->snap->flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED))
 		return 0;
 	t0 = ktime_get_ns();
@@ -425,51 +405,20 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	return ret;
 }
 
-/*
- * The process rows of a GPUMEM_SNAP_CHARGED snapshot: a copy of the
- * per-process counters kept at allocation time (proc_usage.c), no walk.
- */
-static int gpumem_fill_charged(struct gpumem_walk *w)
-{
-	struct gpumem_snapshot *snap = w->snap;
-	struct gpumem_proc_usage_row *rows;
-	struct gpumem_proc_row *proc;
-	size_t nrows, i;
-	pid_t tgid;
-	int ret, r, dev;
-
-	ret = gpumem_proc_usage_rows(&rows, &nrows);
-	if (ret)
-		return ret;
-	for (i = 0; i < nrows && !ret; i++) {
-		dev = gpumem_snapshot_dev_index(snap, rows[i].minor);
-		if (dev < 0)
-			continue;	/* device gone since it was charged */
-		ret = gpumem_resolve_pid(w, rows[i].pid, rows[i].comm, &tgid);
-		if (ret)
-			break;
-		proc = gpumem_snapshot_proc(snap, dev, tgid);
-		if (!proc) {
-			ret = -ENOMEM;
-			break;
-		}
-		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
-			proc->bytes[r] += rows[i].bytes[r];
-		proc->bos += rows[i].bos;
-	}
-	gpumem_proc_usage_rows_free(rows, nrows);
-	return ret;
-}
-
 /**
- * gpumem_snapshot_take() - walk every device and build a snapshot
+ * gpumem_snapshot_take_filtered() - build a snapshot of some rows
  * @flags: GPUMEM_SNAP_*
+ * @filter: for a GPUMEM_SNAP_CHARGED snapshot, the process rows wanted
+ *	(NULL: all); other snapshots are complete whatever it says (a walk
+ *	counts every buffer once across all its holders)
  *
  * Context: process context, may sleep; takes gpumem_registry_lock.
  * Return: the snapshot (free with gpumem_snapshot_free()) or an ERR_PTR:
  *	-EINTR when a signal interrupted the walk, -ENOMEM.
  */
-struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
+struct gpumem_snapshot *
+gpumem_snapshot_take_filtered(unsigned int flags,
+			      const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_walk w = {};
 	struct gpumem_device *gdev;
@@ -499,7 +448,7 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 		}
 	}
 	if (!ret && (flags & GPUMEM_SNAP_CHARGED))
-		ret = gpumem_fill_charged(&w);
+		ret = gpumem_proc_usage_fill(w.snap, w.path, filter);
 	if (!ret)
 		ret = gpumem_snapshot_finish(w.snap);
 	if (!ret && (flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED))) {
@@ -527,6 +476,18 @@ struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 		return ERR_PTR(ret);
 	}
 	return w.snap;
+}
+
+/**
+ * gpumem_snapshot_take() - walk every device and build a whole snapshot
+ * @flags: GPUMEM_SNAP_*
+ *
+ * Context: process context, may sleep; takes gpumem_registry_lock.
+ * Return: as gpumem_snapshot_take_filtered().
+ */
+struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
+{
+	return gpumem_snapshot_take_filtered(flags, NULL);
 }
 
 /**

@@ -6,9 +6,45 @@
 #ifndef GPUMEM_WALK_H
 #define GPUMEM_WALK_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
+#include <linux/list.h>
 
 struct gpumem_snapshot;
+struct gpumem_snap_filter;
+
+/**
+ * struct gpumem_walk_ent - one (client, object handle) pair seen by a walk
+ * @obj: the object, referenced by the walker (opaque to the accounting)
+ * @size: object size in bytes
+ * @order: the client's position on its device, 0 = opened first
+ * @handle: the GEM handle in that client's file
+ * @tgid: the client's process
+ * @mem_type: TTM memory type, -1 for a non-TTM object
+ * @region: enum gpumem_region
+ * @flags: GPUMEM_ENT_*
+ * @head: accounting scratch: index of the object's first entry
+ * @next: accounting scratch: next entry of the same object
+ * @hnode: accounting scratch: the first entry's node in the object hash
+ */
+struct gpumem_walk_ent {
+	void *obj;
+	u64 size;
+	u32 order;
+	u32 handle;
+	pid_t tgid;
+	s16 mem_type;
+	u8 region;
+	u8 flags;
+	u32 head;
+	u32 next;
+	struct hlist_node hnode;
+};
+
+#define GPUMEM_ENT_PENDING	BIT(0)	/* placement not read yet */
+#define GPUMEM_ENT_DMABUF	BIT(1)	/* exported as a dma-buf */
+#define GPUMEM_ENT_IMPORTED	BIT(2)	/* imported from a dma-buf */
+#define GPUMEM_ENT_SKIPPED	BIT(3)	/* placement unreadable: reservation busy */
 
 /**
  * struct gpumem_walk_stats - counters about walks, for the stats file
@@ -37,6 +73,9 @@ struct gpumem_walk_stats {
 };
 
 struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags);
+struct gpumem_snapshot *
+gpumem_snapshot_take_filtered(unsigned int flags,
+			      const struct gpumem_snap_filter *filter);
 void gpumem_walk_stats(struct gpumem_walk_stats *stats);
 void gpumem_walk_exit(void);
 

@@ -69,16 +69,30 @@ fetch_bookworm() {
 # 7.3 comes from trixie-backports and its headers need trixie's gcc-14:
 # everything for it happens inside a debootstrapped trixie tree.
 TRIXIE=$GPUMEM_CACHE/trixie
+# (dkms: the host check dkms-7.3 builds the module with trixie's dkms)
+TRIXIE_PKGS=gcc-14,make,libelf-dev,bc,dwarves,kmod,libc6-dev,xz-utils,libdrm-dev,libnl-3-dev,libnl-genl-3-dev,pkg-config,dkms
 setup_trixie() {
-	done_stamp "$TRIXIE" && return 0
-	log "debootstrapping trixie build tree (once)"
-	rm -rf "$TRIXIE"
-	debootstrap --variant=minbase \
-		--include=gcc-14,make,libelf-dev,bc,dwarves,kmod,libc6-dev,xz-utils,libdrm-dev,libnl-3-dev,libnl-genl-3-dev,pkg-config \
-		trixie "$TRIXIE" "$DEBIAN_MIRROR" >/dev/null
-	echo "deb $DEBIAN_MIRROR trixie-backports main" > "$TRIXIE/etc/apt/sources.list.d/backports.list"
+	if ! done_stamp "$TRIXIE"; then
+		log "debootstrapping trixie build tree (once)"
+		rm -rf "$TRIXIE"
+		debootstrap --variant=minbase --include="$TRIXIE_PKGS" \
+			trixie "$TRIXIE" "$DEBIAN_MIRROR" >/dev/null
+		echo "deb $DEBIAN_MIRROR trixie-backports main" > "$TRIXIE/etc/apt/sources.list.d/backports.list"
+		in_trixie apt-get update -qq
+		mark_done "$TRIXIE"
+	fi
+	# A tree made before a package joined TRIXIE_PKGS gets it now.
+	local have p missing=
+	have=$(in_trixie dpkg-query -W -f='${Package} ${db:Status-Status}\n' \
+		${TRIXIE_PKGS//,/ } 2>/dev/null | awk '$2 == "installed" { print $1 }' || true)
+	for p in ${TRIXIE_PKGS//,/ }; do
+		grep -qx -- "$p" <<<"$have" || missing+=" $p"
+	done
+	[ -z "$missing" ] && return 0
+	log "installing into the trixie tree: $(echo $missing)"
 	in_trixie apt-get update -qq
-	mark_done "$TRIXIE"
+	in_trixie env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
 # in_trixie CMD... : run a command inside the trixie tree.
@@ -95,8 +109,8 @@ in_trixie() {
 
 fetch_trixie() {
 	local series=$1 out=$GPUMEM_CACHE/kernels/$1
+	setup_trixie	# (also when $out is done: it tops up TRIXIE_PKGS)
 	done_stamp "$out" && return 0
-	setup_trixie
 	local ver kver
 	ver=$(in_trixie apt-cache madison linux-image-amd64 | awk -v s="$series" '
 		{ v=$3; split(v, a, "[.-]"); if (a[1] "." a[2] == s) print v }' | sort -V | tail -n1)

@@ -1,10 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Generate uapi/gpumem.h from uapi/gpumem.yaml with the kernel's own YNL
-# generator (tools/net/ynl in Debian's linux-source-6.12, unpacked by
-# build-testkernel.sh).
-#   gen-uapi.sh          rewrite uapi/gpumem.h
-#   gen-uapi.sh --check  exit 1 (and show the diff) when the header drifted
+# Generate from uapi/gpumem.yaml, with the kernel's own YNL generator
+# (tools/net/ynl in Debian's linux-source-6.12, unpacked by
+# build-testkernel.sh):
+#   uapi/gpumem.h         ynl-gen-c.py --mode uapi --header
+#   kmod/netlink_gen.c/h  the module's policies, op table (genl_ops, which
+#                         6.1 has too), multicast group and family:
+#                         scripts/gen-kernel-nl.py, which renders them with
+#                         ynl-gen-c's kernel mode where that fits 6.1
+# Usage:
+#   gen-uapi.sh          rewrite the three files
+#   gen-uapi.sh --check  exit 1 (and show the diff) when any of them drifted
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,14 +21,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The generator finds the schema at <spec dir>/../genetlink.yaml and names the
 # spec relative to the nearest directory with a MAINTAINERS file.
-mkdir -p "$tmp/uapi"
+mkdir -p "$tmp/uapi" "$tmp/kmod"
 touch "$tmp/MAINTAINERS"
 cp "$src/Documentation/netlink/genetlink.yaml" "$tmp/"
 cp "$GPUMEM_TOP/uapi/gpumem.yaml" "$tmp/uapi/"
 (cd "$tmp" && timeout 60 python3 "$ynl/ynl-gen-c.py" --mode uapi --header \
-	--spec "$tmp/uapi/gpumem.yaml" -o "$tmp/gpumem.h") >/dev/null
-if [ "${1:-}" = --check ]; then
-	diff -u "$GPUMEM_TOP/uapi/gpumem.h" "$tmp/gpumem.h"
-else
-	cp "$tmp/gpumem.h" "$GPUMEM_TOP/uapi/gpumem.h"
-fi
+	--spec "$tmp/uapi/gpumem.yaml" -o "$tmp/uapi/gpumem.h") >/dev/null
+for f in --source:netlink_gen.c --header:netlink_gen.h; do
+	(cd "$tmp" && timeout 60 python3 "$GPUMEM_TOP/scripts/gen-kernel-nl.py" \
+		"$ynl/ynl-gen-c.py" "$tmp/uapi/gpumem.yaml" "${f%%:*}" \
+		-o "$tmp/kmod/${f#*:}") >/dev/null
+done
+rc=0
+for f in uapi/gpumem.h kmod/netlink_gen.c kmod/netlink_gen.h; do
+	if [ "${1:-}" = --check ]; then
+		diff -u "$GPUMEM_TOP/$f" "$tmp/$f" || rc=1
+	else
+		cp "$tmp/$f" "$GPUMEM_TOP/$f"
+	fi
+done
+exit $rc

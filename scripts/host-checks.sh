@@ -6,10 +6,20 @@
 #   sparse       make C=2 against the test kernel's full tree
 #   w1-<series>  a W=1 build against each Debian kernel's headers (6.1, 6.12,
 #                and 7.3 inside the trixie tree with its gcc-14), no warning
-#   uapi-spec    uapi/gpumem.h is what YNL generates from uapi/gpumem.yaml
-#   spec-perms   kmod/netlink.c's admin-only ops are the spec's admin-perm ops
+#   uapi-spec    uapi/gpumem.h and kmod/netlink_gen.[ch] (the module's
+#                policies, op table, group, family) are what scripts/gen-uapi.sh
+#                generates from uapi/gpumem.yaml (w1-* build them everywhere)
+#   spec-perms   the module's admin-only ops and CAP_SYS_ADMIN-only group
+#                are the spec's admin-perm ones, and no kmod/ file but the
+#                generated one declares ops, policies or groups
+#   userspace-spec  userspace/nlspec.[ch] are what the spec generates
+#   dkms-<series> dkms add + dkms build of the module against each Debian
+#                kernel (7.3 inside the trixie tree), in a private DKMS tree
 #   userspace    gpumemctl builds with -Werror (and with make CFLAGS=/CPPFLAGS=),
 #                its unit tests pass, top behaves on a terminal (tmux)
+#   driver-tables  kmod/classify.c's driver table against the DRM sources of
+#                6.1, 6.12 and 7.3 (scripts/check-driver-tables.py); and its
+#                self-test driver-tables-selftest (a changed row or unit fails)
 #   check-log/*  the result checker's self-test (scripts/check-log-selftest.py)
 # The kernel tree comes from build-testkernel.sh (linux-source-6.12). Nothing
 # here is ever skipped: a missing tree or kernel is a FAIL (scripts/test.sh
@@ -47,11 +57,11 @@ if [ -x "$src/scripts/checkpatch.pl" ]; then
 		grep -v '^total: 0 errors, 0 warnings, 0 checks' || true"
 	check sparse make -s -C "$src" M="$tmp/src" C=2 W=1 modules
 	check uapi-spec bash scripts/gen-uapi.sh --check
-	# who may do what: kmod/netlink.c's GENL_ADMIN_PERM ops = the spec's
-	# admin-perm ops (the CLI's fake kernel is generated from the same spec)
-	check spec-perms python3 scripts/gen-perms.py uapi/gpumem.yaml --check-kmod kmod/netlink.c
+	# who may do what: the generated ops and group grant what the spec
+	# says (the CLI's fake kernel is generated from the same spec)
+	check spec-perms python3 scripts/gen-perms.py uapi/gpumem.yaml --check-kmod kmod
 else
-	for c in checkpatch sparse uapi-spec; do
+	for c in checkpatch sparse uapi-spec spec-perms; do
 		fail "$c" "no kernel source tree in '$src' (scripts/build-testkernel.sh failed?)"
 	done
 fi
@@ -84,6 +94,76 @@ for s in 6.1 6.12 7.3; do
 		printf '%s\n' \"\$out\" | $w1_filter; exit \$rc"
 done
 
+# dkms-<series>: the module as DKMS builds it for an admin (README, "DKMS"):
+# `make dkms-source` copies the sources, then `dkms add` and `dkms build -k
+# <kver> --kernelsourcedir <headers>` against each Debian kernel, 7.3 with
+# trixie's dkms inside the trixie tree. Everything lives in a private DKMS
+# tree (--dkmstree/--sourcetree/--installtree): the host's /var/lib/dkms,
+# /usr/src and /lib/modules are not touched (this host's kernel has no
+# modules at all). dkms signs what it builds when it finds a sign-file
+# (/usr/lib/linux-kbuild-<x.y>/scripts, or <install tree>/<kver>/build/scripts)
+# and then makes a MOK key in /var/lib/dkms: sign_file, read from the
+# environment by bookworm's and trixie's dkms alike, points nowhere, and the
+# key paths point into the private tree should a dkms sign anyway. PASS when
+# the .ko exists, is unsigned and has the vermagic of the kernel's drm.ko.
+dkms_version=$(cat VERSION 2>/dev/null)
+# dkms_check SERIES DIR: DIR is where the private tree lives inside the
+# build root; $run is empty on the host, in_trixie for a trixie kernel.
+dkms_check() {
+	local s=$1 d=$2 kver kb root want ko got f rc
+	kver=$(cat "$GPUMEM_CACHE/kernels/$s/kver")
+	kb=$(cat "$GPUMEM_CACHE/kernels/$s/build")
+	root=$GPUMEM_CACHE/kernels/$s/root
+	$run sh -c 'command -v dkms' >/dev/null ||
+		{ echo "no dkms in the build root (setup-host.sh / fetch-kernels.sh 7.3)"; return 1; }
+	rm -rf "$top$d"; mkdir -p "$top$d/tree" "$top$d/install"
+	make -s -C "$tmp/src" dkms-source DKMS_SRC="$top$d/src/gpumem-$dkms_version" || return 1
+	local opts=(--dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
+	$run dkms add -m gpumem -v "$dkms_version" "${opts[@]}" >"$top$d/log" 2>&1 &&
+	$run env sign_file="$d/no-sign-file" mok_signing_key="$d/mok.key" \
+		mok_certificate="$d/mok.pub" \
+		dkms build -m gpumem -v "$dkms_version" -k "$kver" \
+		--kernelsourcedir "$kb" "${opts[@]}" >>"$top$d/log" 2>&1
+	rc=$?
+	ko=$(find "$top$d/tree/gpumem/$dkms_version/$kver" -path '*/module/gpumem.ko*' 2>/dev/null | head -n1)
+	if [ $rc != 0 ] || [ -z "$ko" ]; then
+		cat "$top$d/log"
+		f=$(find "$top$d/tree" -name make.log | head -n1)
+		[ -n "$f" ] && tail -n 30 "$f"
+		echo "dkms exited $rc$([ -n "$ko" ] || echo ', no gpumem.ko')"
+		return 1
+	fi
+	f=$(find -L "$root/lib/modules/$kver/kernel/drivers/gpu/drm" -maxdepth 1 -name 'drm.ko*' | head -n1)
+	want=$(modinfo -F vermagic "$f" 2>/dev/null)
+	got=$(modinfo -F vermagic "$ko")
+	[ -n "$want" ] || { echo "no drm.ko of $kver in $root"; return 1; }
+	[ "$got" = "$want" ] || { echo "vermagic '$got', kernel's '$want'"; return 1; }
+	[ -z "$(modinfo -F signer "$ko")" ] || { echo "dkms signed the module"; return 1; }
+	rm -rf "$top$d"
+}
+for s in 6.1 6.12 7.3; do
+	if [ ! -s "$GPUMEM_CACHE/kernels/$s/build" ] || [ -z "$dkms_version" ]; then
+		fail "dkms-$s" "kernel $s is not in $GPUMEM_CACHE/kernels or no VERSION file"
+		continue
+	fi
+	if [ "$(cat "$GPUMEM_CACHE/kernels/$s/chroot" 2>/dev/null)" = trixie ]; then
+		run=in_trixie top=$TRIXIE d=/build/dkms-$s
+	else
+		run='' top='' d=$tmp/dkms-$s
+	fi
+	if out=$(dkms_check "$s" "$d" 2>&1); then
+		pass "dkms-$s"
+	else
+		printf '%s\n' "$out" | tail -n 40 >&2
+		fail "dkms-$s" "$(printf '%s\n' "$out" | tail -n 1)"
+		rm -rf "$top$d"
+	fi
+done
+
+# gpumemctl's wire model (policies, attribute and enum names) is what
+# scripts/gen-nlspec.py generates from the spec (no kernel tree needed)
+check userspace-spec python3 scripts/gen-nlspec.py uapi/gpumem.yaml --check \
+	userspace/nlspec.c userspace/nlspec.h
 if [ -e userspace/Makefile ]; then
 	# Only the exit status: static libnl links warn about NSS functions.
 	if make -s -C "$tmp/src/userspace" >/dev/null 2>&1; then
@@ -122,6 +202,43 @@ if [ -e userspace/Makefile ]; then
 	fi
 else
 	fail userspace "no userspace/Makefile"
+fi
+
+# driver-tables: kmod/classify.c's table against each kernel's own DRM driver
+# sources (scripts/fetch-driver-sources.sh); its per-driver summary goes to
+# the log. driver-tables-selftest: the checker fails, naming the driver, on a
+# copy of classify.c with one region row and, separately, one unit changed.
+out=$(python3 scripts/check-driver-tables.py 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/  driver-tables: /' >&2
+if [ $rc = 0 ] && ! grep -q '^FAIL' <<<"$out"; then
+	pass driver-tables
+else
+	fail driver-tables "scripts/check-driver-tables.py: $(grep -c '^FAIL' <<<"$out") mismatch(es): $(grep -m1 '^FAIL' <<<"$out" | cut -c1-300)"
+fi
+# dt_sabotage NAME DRIVER SED-EXPR WANT-REGEX: the checker on a changed copy
+# (6.12 only) must print a new FAIL line for DRIVER matching WANT-REGEX.
+dt_base=$(python3 scripts/check-driver-tables.py --quiet --readme '' --series 6.12 2>&1)
+dt_sabotage() {
+	local copy=$tmp/classify-$1.c new
+	sed "$3" kmod/classify.c > "$copy"
+	if cmp -s kmod/classify.c "$copy"; then
+		echo "$1: the sabotage '$3' changed nothing in kmod/classify.c"
+		return
+	fi
+	new=$(python3 scripts/check-driver-tables.py --quiet --readme '' --series 6.12 \
+		--classify "$copy" 2>&1 | grep '^FAIL' | grep -vxF -f <(printf '%s\n' "$dt_base"))
+	grep -q "^FAIL: $2 6.12: .*$4" <<<"$new" ||
+		echo "$1: no new 'FAIL: $2 6.12: ...$4' (new lines: ${new:-none})"
+}
+dt_out=$(dt_sabotage row qxl '/surface BAR/s/R(VRAM)/R(OTHER)/' \
+		'TTM_PL_PRIV = 3 .* means vram but the table.s \[3\] says other'
+	dt_sabotage unit amdgpu 's/\.bytes_mask = BIT(PL_TT) | BIT(PL_VRAM)/.bytes_mask = BIT(PL_TT)/' \
+		'VRAM manager (type 2) is sized in bytes but .* says pages')
+if [ -z "$dt_out" ]; then
+	pass driver-tables-selftest
+else
+	printf '%s\n' "$dt_out" >&2
+	fail driver-tables-selftest "$(head -n1 <<<"$dt_out" | cut -c1-300)"
 fi
 
 # The result checker itself: made-up runs it must judge right.

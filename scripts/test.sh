@@ -73,6 +73,8 @@ if record host setup-host "$scripts/setup-host.sh"; then
 		record test build-testkernel "$scripts/build-testkernel.sh" && fetched+=(test)
 	fi
 
+	# The DRM driver sources the driver-tables host check reads (cached).
+	record host fetch-driver-sources "$scripts/fetch-driver-sources.sh" 6.1 6.12 7.3 || true
 	log "test.sh: host checks"
 	run_results host bash "$scripts/host-checks.sh"
 

@@ -64,11 +64,17 @@ enum gpumem_proc_view {
  *   limit
  * @GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD: a device region's usage crossed the
  *   threshold percentage
+ * @GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL: a VRAM resource manager had no block
+ *   for a placement although its free bytes were at least the size asked for
+ *   (fragmentation; TTM then evicts to make room, or the allocation fails):
+ *   requested is the size, usage the manager's bytes in use, limit its
+ *   capacity
  */
 enum gpumem_event_type {
 	GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
 	GPUMEM_EVENT_TYPE_HIGH_CROSSED,
 	GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
+	GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
 };
 
 enum {
@@ -85,6 +91,9 @@ enum {
 	GPUMEM_A_DEV_REGION_CAPACITY,
 	GPUMEM_A_DEV_REGION_USED,
 	GPUMEM_A_DEV_REGION_PAD,
+	GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES,
+	GPUMEM_A_DEV_REGION_LARGEST_FREE,
+	GPUMEM_A_DEV_REGION_FREE_BLOCKS,
 
 	__GPUMEM_A_DEV_REGION_MAX,
 	GPUMEM_A_DEV_REGION_MAX = (__GPUMEM_A_DEV_REGION_MAX - 1)

@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../uapi/gpumem.h"
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "parse.h"
@@ -43,96 +45,81 @@ static int cmp_buf(const void *a, const void *b)
 	return x->handle < y->handle ? -1 : x->handle > y->handle;
 }
 
-static void print_json(const struct gm_buf_list *l, uint64_t min)
+static void get_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
-	char dev[24], rb[12];
-	struct jw w;
-	size_t i, h;
+	const struct gm_buf *b = obj;
 
-	jw_init(&w, stdout);
-	jw_array_begin(&w);
+	(void)f;
+	snprintf(buf, GM_FIELD_BUF, "card%u", b->dev_id);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
+static void get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_buf *b = obj;
+
+	(void)f;
+	v->kind = GM_V_STR;
+	v->s = gm_region_label(b->region, buf);
+}
+
+static void get_holders(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_buf *b = obj;
+
+	(void)f;
+	(void)buf;
+	v->kind = GM_V_U32S;
+	v->list = b->holders;
+	v->nlist = b->nholders;
+}
+
+#define BUF_ATTR(attr) GM_ATTR(struct gm_buf, raw, GPUMEM_A_BUF_##attr)
+
+/* A buffer (struct gm_buf), once for the table and the JSON objects. */
+static const struct gm_field buf_fields[] = {
+	{ .title = "DEVICE", .key = "device", .get = get_device },
+	{ .title = "OWNER", .align = 'r', .key = "owner", BUF_ATTR(OWNER), .get = gm_get_attr_u64 },
+	{ .title = "HANDLE", .align = 'r', .key = "handle", BUF_ATTR(HANDLE),
+	  .get = gm_get_attr_u64 },
+	{ .title = "SIZE", .align = 'r', .key = "size", .get = gm_get_bytes,
+	  .arg = offsetof(struct gm_buf, size) },
+	{ .title = "REGION", .key = "region", .get = get_region },
+	{ .title = "MEM_TYPE", .align = 'r', .key = "mem_type", BUF_ATTR(MEM_TYPE),
+	  .get = gm_get_attr_u64 },
+	{ .title = "SHARED", .key = "shared", BUF_ATTR(SHARED), .get = gm_get_attr_bool },
+	{ .title = "HOLDERS", .key = "holders", .get = get_holders },
+};
+
+/* Keep the buffers of at least min bytes (in order); the others are freed. */
+static void drop_small(struct gm_buf_list *l, uint64_t min)
+{
+	size_t i, n = 0;
+
 	for (i = 0; i < l->n; i++) {
-		const struct gm_buf *b = &l->v[i];
-
-		if (b->size < min)
+		if (l->v[i].size >= min) {
+			l->v[n++] = l->v[i];
 			continue;
-		snprintf(dev, sizeof(dev), "card%u", b->dev_id);
-		jw_object_begin(&w);
-		jw_kv_string(&w, "device", dev);
-		jw_kv_u64(&w, "owner", b->owner);
-		jw_kv_u64(&w, "handle", b->handle);
-		jw_kv_u64(&w, "size", b->size);
-		jw_kv_string(&w, "region", gm_region_label(b->region, rb));
-		if (b->has_mem_type)
-			jw_kv_u64(&w, "mem_type", b->mem_type);
-		else
-			jw_kv_null(&w, "mem_type");
-		jw_kv_bool(&w, "shared", b->shared);
-		jw_key(&w, "holders");
-		jw_array_begin(&w);
-		for (h = 0; h < b->nholders; h++)
-			jw_u64(&w, b->holders[h]);
-		jw_array_end(&w);
-		jw_object_end(&w);
-	}
-	jw_array_end(&w);
-	jw_finish(&w);
-}
-
-/* "812,815" (truncated with "..." if there are very many) */
-static void holders_str(const struct gm_buf *b, char *buf, size_t len)
-{
-	size_t h, o = 0;
-
-	buf[0] = '\0';
-	for (h = 0; h < b->nholders; h++) {
-		if (o + 16 >= len) {
-			snprintf(buf + o, len - o, "...");
-			return;
 		}
-		o += (size_t)snprintf(buf + o, len - o, "%s%u", h ? "," : "", b->holders[h]);
+		gm_buf_free(&l->v[i]);
 	}
+	l->n = n;
 }
 
-static int print_table(const struct gm_buf_list *l, uint64_t min, bool exact)
+static int print_table(const struct gm_fields *fs, const struct gm_buf_list *l, bool exact)
 {
-	static const char *const hdr[] = {
-		"DEVICE", "OWNER", "HANDLE", "SIZE", "REGION", "MEM_TYPE", "SHARED", "HOLDERS",
-	};
-	char dev[24], owner[16], handle[16], size[FMT_BYTES_LEN], mt[16], holders[512], rb[12];
 	char total[FMT_BYTES_LEN];
 	uint64_t sum = 0;
-	size_t i, n = 0;
-	struct table t;
-	int ret = 0;
+	size_t i;
 
-	tbl_init(&t, 8, hdr, "lrrrlrll");
-	for (i = 0; i < l->n && !ret; i++) {
-		const struct gm_buf *b = &l->v[i];
-		const char *row[8] = {
-			dev, owner, handle, fmt_bytes(size, sizeof(size), b->size, exact),
-			gm_region_label(b->region, rb), b->has_mem_type ? mt : NULL,
-			b->shared ? "yes" : "no", holders,
-		};
-
-		if (b->size < min)
-			continue;
-		snprintf(dev, sizeof(dev), "card%u", b->dev_id);
-		snprintf(owner, sizeof(owner), "%u", b->owner);
-		snprintf(handle, sizeof(handle), "%u", b->handle);
-		snprintf(mt, sizeof(mt), "%u", b->mem_type);
-		holders_str(b, holders, sizeof(holders));
-		ret = tbl_add(&t, row);
-		sum += b->size;
-		n++;
-	}
-	if (!ret) {
-		tbl_print(&t, stdout, 0);
-		printf("%zu buffer%s, %s%s\n", n, n == 1 ? "" : "s",
-		       fmt_bytes(total, sizeof(total), sum, exact), exact ? " bytes" : "");
-	}
-	tbl_free(&t);
-	return ret ? gm_error("out of memory") : GM_EXIT_OK;
+	if (gm_fields_table(stdout, fs, l->v, l->n, sizeof(*l->v), 0) < 0)
+		return gm_error("out of memory");
+	for (i = 0; i < l->n; i++)
+		sum += l->v[i].size;
+	printf("%zu buffer%s, %s%s\n", l->n, l->n == 1 ? "" : "s",
+	       fmt_bytes(total, sizeof(total), sum, exact), exact ? " bytes" : "");
+	return GM_EXIT_OK;
 }
 
 int cmd_buffers(int argc, char **argv, struct gm_opts *o)
@@ -144,6 +131,7 @@ int cmd_buffers(int argc, char **argv, struct gm_opts *o)
 		{ "min-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct gm_fields fs = { .v = buf_fields, .n = sizeof(buf_fields) / sizeof(*buf_fields) };
 	const char *dev_arg = NULL;
 	struct gm_buf_list bufs;
 	struct dev_spec spec;
@@ -193,7 +181,7 @@ int cmd_buffers(int argc, char **argv, struct gm_opts *o)
 		}
 	}
 	if (gm_get_bufs(&nl, pid, dev_arg != NULL, dev_id, &bufs) < 0) {
-		ret = gm_nl_report(&nl, "buffers");
+		ret = gm_report(&nl, "buffers");
 		gm_nl_close(&nl);
 		return ret;
 	}
@@ -206,11 +194,13 @@ int cmd_buffers(int argc, char **argv, struct gm_opts *o)
 	}
 	if (bufs.n)
 		qsort(bufs.v, bufs.n, sizeof(*bufs.v), cmp_buf);
+	drop_small(&bufs, min);
+	fs.exact = o->json || o->bytes;
 	if (o->json) {
-		print_json(&bufs, min);
+		gm_fields_json_array(stdout, &fs, bufs.v, bufs.n, sizeof(*bufs.v));
 		ret = GM_EXIT_OK;
 	} else {
-		ret = print_table(&bufs, min, o->bytes);
+		ret = print_table(&fs, &bufs, o->bytes);
 	}
 	gm_buf_list_free(&bufs);
 	return ret;

@@ -72,7 +72,7 @@ int cmd_cgroups(int argc, char **argv, struct gm_opts *o)
 		}
 	}
 	if (gm_get_cgroups(&nl, &l) < 0) {
-		ret = gm_nl_report(&nl, "cgroups");
+		ret = gm_report(&nl, "cgroups");
 		gm_nl_close(&nl);
 		return ret;
 	}

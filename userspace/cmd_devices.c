@@ -4,10 +4,13 @@
  * table row per memory region.
  */
 #include <getopt.h>
-#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "../uapi/gpumem.h"
 #include "drminfo.h"
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "query.h"
@@ -23,115 +26,182 @@ static const char help[] =
 	"  -j, --json    a JSON array, one object per device:\n"
 	"                id, name, driver, unique, pci_vendor, pci_device,\n"
 	"                description (the last three only when known), ttm,\n"
-	"                regions: [{region, capacity, used, free}] (null: unknown;\n"
-	"                empty for a device without TTM, shown as system in tables)\n"
+	"                regions: [{region, capacity, used, free, largest_free,\n"
+	"                free_blocks, free_blocks_bytes}] (null: unknown; empty for a\n"
+	"                device without TTM, shown as system in tables); largest_free\n"
+	"                is the largest free block, FRAG% = 1 - largest_free /\n"
+	"                free_blocks_bytes (the free space as the allocator sees it)\n"
 	"  -b, --bytes   exact byte counts\n";
 
-static void print_json(const struct gm_dev_list *l)
+static void get_pci(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
-	char hex[8], rb[12];
-	struct jw w;
-	size_t i, r;
+	const struct gm_dev *d = obj;
 
-	jw_init(&w, stdout);
-	jw_array_begin(&w);
+	if (!d->has_pci)
+		return;
+	if (f->arg == 1)	/* vendor */
+		snprintf(buf, GM_FIELD_BUF, "%04x", d->pci_vendor);
+	else if (f->arg == 2)	/* device */
+		snprintf(buf, GM_FIELD_BUF, "%04x", d->pci_device);
+	else
+		snprintf(buf, GM_FIELD_BUF, "%04x:%04x", d->pci_vendor, d->pci_device);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
+/* no region (a driver without TTM): "system", like debugfs */
+static void get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_dev_row *row = obj;
+
+	(void)f;
+	v->kind = GM_V_STR;
+	v->s = row->region ? gm_region_label(row->region->region, buf) : "system";
+}
+
+static void get_free(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_dev_region *g = obj;
+
+	(void)f;
+	(void)buf;
+	if (g->has_capacity && g->has_used) {
+		v->kind = GM_V_BYTES;
+		v->u = g->capacity > g->used ? g->capacity - g->used : 0;
+	}
+}
+
+static void get_use(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_dev_region *g = obj;
+
+	(void)f;
+	if (g->has_capacity && g->has_used && g->capacity) {
+		snprintf(buf, GM_FIELD_BUF, "%.1f%%", 100.0 * (double)g->used / (double)g->capacity);
+		v->kind = GM_V_STR;
+		v->s = buf;
+	}
+}
+
+/* 1 - largest free block / free: how scattered the free space is */
+static void get_frag(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_dev_region *g = obj;
+	uint64_t free, largest;
+
+	(void)f;
+	if (gm_raw_uint(&g->raw, GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES, &free) &&
+	    gm_raw_uint(&g->raw, GPUMEM_A_DEV_REGION_LARGEST_FREE, &largest)) {
+		snprintf(buf, GM_FIELD_BUF, "%.1f%%", free && largest < free ?
+			 100.0 * (1.0 - (double)largest / (double)free) : 0.0);
+		v->kind = GM_V_STR;
+		v->s = buf;
+	}
+}
+
+#define DEV GM_VIA(struct gm_dev_row, dev)
+#define REG GM_VIA(struct gm_dev_row, region)
+
+/*
+ * A device's region (struct gm_dev_row), once for the table, the JSON
+ * objects (a device's fields, its regions nested: GM_F_INNER) and the
+ * Prometheus device families (export); top's device table leaves out the
+ * GM_F_WIDE ones. A dev-region attribute the CLI
+ * only shows is one line here: GM_ATTR(struct gm_dev_region, raw, ...), REG.
+ */
+static const struct gm_field dev_fields[] = {
+	{ .key = "id", DEV, .get = gm_get_u32, .arg = offsetof(struct gm_dev, id) },
+	{ .title = "DEVICE", .key = "name", .label = "device", DEV,
+	  .get = gm_get_str, .arg = offsetof(struct gm_dev, name) },
+	{ .title = "DRIVER", .key = "driver", .label = "driver", DEV,
+	  .get = gm_get_str, .arg = offsetof(struct gm_dev, driver) },
+	{ .title = "BUS", .key = "unique", .label = "pci", .flags = GM_F_WIDE, DEV,
+	  .get = gm_get_str, .arg = offsetof(struct gm_dev, unique) },
+	{ .title = "PCI-ID", .flags = GM_F_WIDE, DEV, .get = get_pci },
+	{ .key = "pci_vendor", .flags = GM_F_OMIT, DEV, .get = get_pci, .arg = 1 },
+	{ .key = "pci_device", .flags = GM_F_OMIT, DEV, .get = get_pci, .arg = 2 },
+	{ .title = "DESCRIPTION", .key = "description", DEV,
+	  .flags = GM_F_TAIL | GM_F_OMIT | GM_F_WIDE,
+	  .get = gm_get_str, .arg = offsetof(struct gm_dev, desc) },
+	{ .title = "TTM", .key = "ttm", .flags = GM_F_WIDE, DEV,
+	  .get = gm_get_bool, .arg = offsetof(struct gm_dev, ttm) },
+	{ .title = "REGION", .key = "region", .label = "region", .flags = GM_F_INNER,
+	  .get = get_region },
+	{ .title = "CAPACITY", .align = 'r', .key = "capacity", .flags = GM_F_INNER, REG,
+	  GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_CAPACITY),
+	  .get = gm_get_attr_bytes, .metric = "gpumem_device_capacity_bytes",
+	  .help = "Capacity of a device memory region in bytes." },
+	{ .title = "USED", .align = 'r', .key = "used", .flags = GM_F_INNER, REG,
+	  GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_USED),
+	  .get = gm_get_attr_bytes, .metric = "gpumem_device_used_bytes",
+	  .help = "Bytes in use in a device memory region, kernel-internal buffers included." },
+	{ .title = "FREE", .align = 'r', .key = "free", .flags = GM_F_INNER | GM_F_WIDE, REG,
+	  .get = get_free, .metric = "gpumem_device_free_bytes",
+	  .help = "Free bytes of a device memory region." },
+	{ .title = "USE%", .align = 'r', REG, .get = get_use },
+	{ .title = "LARGEST", .align = 'r', .key = "largest_free", .flags = GM_F_INNER | GM_F_WIDE,
+	  REG, GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_LARGEST_FREE),
+	  .get = gm_get_attr_bytes, .metric = "gpumem_device_largest_free_bytes",
+	  .help = "Largest free block of a device memory region in bytes (the largest placement that fits without eviction)." },
+	{ .title = "BLOCKS", .align = 'r', .key = "free_blocks", .flags = GM_F_INNER | GM_F_WIDE,
+	  REG, GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_FREE_BLOCKS),
+	  .get = gm_get_attr_u64, .metric = "gpumem_device_free_blocks",
+	  .help = "Free blocks of a device memory region." },
+	{ .key = "free_blocks_bytes", .flags = GM_F_INNER, REG,
+	  GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES),
+	  .get = gm_get_attr_bytes, .metric = "gpumem_device_free_blocks_bytes",
+	  .help = "Bytes in the free blocks of a device memory region, as its allocator describes them." },
+	{ .title = "FRAG%", .align = 'r', .flags = GM_F_WIDE, REG, .get = get_frag },
+};
+
+static bool same_dev(const void *a, const void *b)
+{
+	return ((const struct gm_dev_row *)a)->dev == ((const struct gm_dev_row *)b)->dev;
+}
+
+static bool has_region(const void *row)
+{
+	return ((const struct gm_dev_row *)row)->region != NULL;
+}
+
+struct gm_fields gm_dev_fieldset(bool exact)
+{
+	return (struct gm_fields){
+		.v = dev_fields, .n = sizeof(dev_fields) / sizeof(*dev_fields), .exact = exact,
+		.inner_key = "regions", .same_outer = same_dev, .has_inner = has_region,
+	};
+}
+
+struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n)
+{
+	struct gm_dev_row *rows;
+	size_t i, r, k = 0;
+
+	*n = 0;
+	for (i = 0; i < l->n; i++)
+		k += l->v[i].nregions ? l->v[i].nregions : 1;
+	rows = k ? calloc(k, sizeof(*rows)) : NULL;
+	if (!rows)
+		return NULL;
 	for (i = 0; i < l->n; i++) {
 		const struct gm_dev *d = &l->v[i];
 
-		jw_object_begin(&w);
-		jw_kv_u64(&w, "id", d->id);
-		jw_kv_string(&w, "name", d->name);
-		jw_kv_string(&w, "driver", d->driver);
-		jw_kv_string(&w, "unique", d->unique);
-		if (d->has_pci) {
-			snprintf(hex, sizeof(hex), "%04x", d->pci_vendor);
-			jw_kv_string(&w, "pci_vendor", hex);
-			snprintf(hex, sizeof(hex), "%04x", d->pci_device);
-			jw_kv_string(&w, "pci_device", hex);
-		}
-		if (d->desc)
-			jw_kv_string(&w, "description", d->desc);
-		jw_kv_bool(&w, "ttm", d->ttm);
-		jw_key(&w, "regions");
-		jw_array_begin(&w);
-		for (r = 0; r < d->nregions; r++) {
-			const struct gm_dev_region *g = &d->regions[r];
-
-			jw_object_begin(&w);
-			jw_kv_string(&w, "region", gm_region_label(g->region, rb));
-			if (g->has_capacity)
-				jw_kv_u64(&w, "capacity", g->capacity);
-			else
-				jw_kv_null(&w, "capacity");
-			if (g->has_used)
-				jw_kv_u64(&w, "used", g->used);
-			else
-				jw_kv_null(&w, "used");
-			if (g->has_capacity && g->has_used)
-				jw_kv_u64(&w, "free", g->capacity > g->used ? g->capacity - g->used : 0);
-			else
-				jw_kv_null(&w, "free");
-			jw_object_end(&w);
-		}
-		jw_array_end(&w);
-		jw_object_end(&w);
+		if (!d->nregions)
+			rows[(*n)++] = (struct gm_dev_row){ d, NULL };
+		for (r = 0; r < d->nregions; r++)
+			rows[(*n)++] = (struct gm_dev_row){ d, &d->regions[r] };
 	}
-	jw_array_end(&w);
-	jw_finish(&w);
-}
-
-static int print_table(const struct gm_dev_list *l, bool exact)
-{
-	static const char *const hdr[] = {
-		"DEVICE", "DRIVER", "BUS", "PCI-ID", "TTM", "REGION",
-		"CAPACITY", "USED", "FREE", "USE%", "DESCRIPTION",
-	};
-	char cap[FMT_BYTES_LEN], used[FMT_BYTES_LEN], fr[FMT_BYTES_LEN], pct[16], pci[16], rb[12];
-	struct table t;
-	size_t i, r;
-	int ret = 0;
-
-	tbl_init(&t, 11, hdr, "llllllrrrrl");
-	for (i = 0; i < l->n && !ret; i++) {
-		const struct gm_dev *d = &l->v[i];
-		size_t n = d->nregions ? d->nregions : 1;
-
-		if (d->has_pci)
-			snprintf(pci, sizeof(pci), "%04x:%04x", d->pci_vendor, d->pci_device);
-		for (r = 0; r < n && !ret; r++) {
-			const struct gm_dev_region *g = d->nregions ? &d->regions[r] : NULL;
-			bool known = g && g->has_capacity && g->has_used;
-			/* no region (a driver without TTM): "system", like debugfs */
-			const char *row[11] = {
-				d->name, d->driver, d->unique, d->has_pci ? pci : NULL,
-				d->ttm ? "yes" : "no", g ? gm_region_label(g->region, rb) : "system",
-				g && g->has_capacity ? fmt_bytes(cap, sizeof(cap), g->capacity, exact) : NULL,
-				g && g->has_used ? fmt_bytes(used, sizeof(used), g->used, exact) : NULL,
-				known ? fmt_bytes(fr, sizeof(fr), g->capacity > g->used ?
-						  g->capacity - g->used : 0, exact) : NULL,
-				NULL, d->desc,
-			};
-
-			if (known && g->capacity) {
-				snprintf(pct, sizeof(pct), "%.1f%%",
-					 100.0 * (double)g->used / (double)g->capacity);
-				row[9] = pct;
-			}
-			ret = tbl_add(&t, row);
-		}
-	}
-	if (!ret)
-		tbl_print(&t, stdout, 0);
-	tbl_free(&t);
-	return ret ? gm_error("out of memory") : GM_EXIT_OK;
+	return rows;
 }
 
 int cmd_devices(int argc, char **argv, struct gm_opts *o)
 {
 	static const struct option opts[] = { GM_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct gm_dev_row *rows;
 	struct gm_dev_list devs;
 	struct gm_nl nl = { 0 };
-	size_t i;
+	struct gm_fields fs;
+	size_t i, n;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS, opts, NULL)) != -1) {
@@ -147,7 +217,7 @@ int cmd_devices(int argc, char **argv, struct gm_opts *o)
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_get_devices(&nl, &devs) < 0) {
-		ret = gm_nl_report(&nl, "devices");
+		ret = gm_report(&nl, "devices");
 		gm_nl_close(&nl);
 		return ret;
 	}
@@ -155,12 +225,16 @@ int cmd_devices(int argc, char **argv, struct gm_opts *o)
 
 	for (i = 0; i < devs.n; i++)
 		gm_drm_enrich(&devs.v[i]);
-	if (o->json) {
-		print_json(&devs);
-		ret = GM_EXIT_OK;
-	} else {
-		ret = print_table(&devs, o->bytes);
-	}
+	rows = gm_dev_rows(&devs, &n);
+	fs = gm_dev_fieldset(o->json || o->bytes);
+	ret = GM_EXIT_OK;
+	if (!rows && devs.n)
+		ret = gm_error("out of memory");
+	else if (o->json)
+		gm_fields_json_array(stdout, &fs, rows, n, sizeof(*rows));
+	else if (gm_fields_table(stdout, &fs, rows, n, sizeof(*rows), 0) < 0)
+		ret = gm_error("out of memory");
+	free(rows);
 	gm_dev_list_free(&devs);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "query.h"
@@ -41,152 +42,27 @@ static const char help[] =
 	"                     directory, renamed), e.g. for the textfile collector:\n"
 	"                     -o /var/lib/prometheus/node-exporter/gpumem.prom\n";
 
-struct proc_labels {
-	char pid[16], dev[24];
-	struct prom_label l[5];
-};
-
-static void proc_labels(struct proc_labels *pl, const struct gm_proc *p)
-{
-	snprintf(pl->pid, sizeof(pl->pid), "%u", p->pid);
-	snprintf(pl->dev, sizeof(pl->dev), "card%u", p->dev_id);
-	pl->l[0] = (struct prom_label){ "pid", pl->pid };
-	pl->l[1] = (struct prom_label){ "comm", p->comm };
-	pl->l[2] = (struct prom_label){ "cgroup", p->cgroup };
-	pl->l[3] = (struct prom_label){ "device", pl->dev };
-	pl->l[4] = (struct prom_label){ "region", NULL };
-}
-
-enum dev_value { DEV_CAPACITY, DEV_USED, DEV_FREE };
-
-static void device_family(FILE *f, const struct gm_dev_list *devs, enum dev_value which,
-			  const char *name, const char *helptext)
-{
-	char rb[12];
-	size_t i, r;
-
-	prom_family(f, name, helptext, "gauge");
-	for (i = 0; i < devs->n; i++) {
-		const struct gm_dev *d = &devs->v[i];
-
-		for (r = 0; r < d->nregions; r++) {
-			const struct gm_dev_region *g = &d->regions[r];
-			struct prom_label l[4] = {
-				{ "device", d->name }, { "driver", d->driver },
-				{ "pci", d->unique }, { "region", gm_region_label(g->region, rb) },
-			};
-			uint64_t v;
-
-			if (which == DEV_CAPACITY && g->has_capacity)
-				v = g->capacity;
-			else if (which == DEV_USED && g->has_used)
-				v = g->used;
-			else if (which == DEV_FREE && g->has_capacity && g->has_used)
-				v = g->capacity > g->used ? g->capacity - g->used : 0;
-			else
-				continue;
-			prom_sample(f, name, l, 4, v);
-		}
-	}
-}
-
 /* What is exported: cgroups is NULL when the module cannot tell. */
 struct metrics {
-	const struct gm_dev_list *devs;
+	const struct gm_dev_row *dev_rows;	/* a device's region each */
+	size_t ndev_rows;
 	const struct gm_proc_list *procs;
 	const struct gm_limit_list *cgroups;
 	bool held;	/* process figures from the held view */
 };
 
-static void cgroup_families(FILE *f, const struct gm_limit_list *l)
-{
-	char dev[16], rb[12], id[32];
-	struct prom_label lb[4];
-	size_t i;
-
-	prom_family(f, "gpumem_cgroup_usage_bytes",
-		    "GPU memory charged to a cgroup and its descendants, per device and region.",
-		    "gauge");
-	for (i = 0; i < l->n; i++) {
-		const struct gm_limit *x = &l->v[i];
-
-		if (!x->has_usage)
-			continue;
-		snprintf(id, sizeof(id), "(id %llu)", (unsigned long long)x->cgroup_id);
-		lb[0] = (struct prom_label){ "cgroup", x->cgroup ? x->cgroup : id };
-		lb[1] = (struct prom_label){ "device", gm_limit_device(x, dev) };
-		lb[2] = (struct prom_label){ "region", gm_region_label(x->region, rb) };
-		prom_sample(f, "gpumem_cgroup_usage_bytes", lb, 3, x->usage);
-	}
-	prom_family(f, "gpumem_cgroup_limit_bytes",
-		    "GPU memory limit of a cgroup (max: placements beyond it are denied in "
-		    "enforce mode; high: crossing it is reported).", "gauge");
-	for (i = 0; i < l->n; i++) {
-		const struct gm_limit *x = &l->v[i];
-
-		snprintf(id, sizeof(id), "(id %llu)", (unsigned long long)x->cgroup_id);
-		lb[0] = (struct prom_label){ "cgroup", x->cgroup ? x->cgroup : id };
-		lb[1] = (struct prom_label){ "device", gm_limit_device(x, dev) };
-		lb[2] = (struct prom_label){ "region", gm_region_label(x->region, rb) };
-		lb[3] = (struct prom_label){ "kind", "max" };
-		if (x->has_max)
-			prom_sample(f, "gpumem_cgroup_limit_bytes", lb, 4, x->max);
-		lb[3].value = "high";
-		if (x->has_high)
-			prom_sample(f, "gpumem_cgroup_limit_bytes", lb, 4, x->high);
-	}
-}
-
 static void write_metrics(FILE *f, const struct metrics *m)
 {
-	const struct gm_dev_list *devs = m->devs;
 	const struct gm_proc_list *procs = m->procs;
-	struct proc_labels pl;
-	size_t i;
-	int r;
+	/* the process families: ps's fields that are metrics (cmd_ps.c) */
+	struct gm_fields fs = gm_proc_fieldset(m->held, true);
+	/* the device families: devices' fields that are metrics (cmd_devices.c) */
+	struct gm_fields dfs = gm_dev_fieldset(true);
 
-	prom_family(f, "gpumem_process_bytes", m->held ?
-		    "Bytes of the distinct GPU buffer objects a process holds, per device and region." :
-		    "Bytes of the VRAM/GTT placements a process allocated, still resident, per device and region.",
-		    "gauge");
-	for (i = 0; i < procs->n; i++) {
-		proc_labels(&pl, &procs->v[i]);
-		for (r = 0; r < GM_NREGIONS; r++) {
-			if (!procs->v[i].held && r > 1)
-				continue;	/* charged view: vram and gtt */
-			pl.l[4].value = gm_region_name((uint32_t)r);
-			prom_sample(f, "gpumem_process_bytes", pl.l, 5, procs->v[i].usage[r]);
-		}
-	}
-	if (m->held) {
-		prom_family(f, "gpumem_process_shared_bytes",
-			    "Bytes of a process's buffers that other processes or dma-buf share.", "gauge");
-		for (i = 0; i < procs->n; i++) {
-			proc_labels(&pl, &procs->v[i]);
-			prom_sample(f, "gpumem_process_shared_bytes", pl.l, 4, procs->v[i].shared);
-		}
-		prom_family(f, "gpumem_process_owned_bytes",
-			    "Bytes of the buffers a process owns (each buffer counted once per device).",
-			    "gauge");
-		for (i = 0; i < procs->n; i++) {
-			proc_labels(&pl, &procs->v[i]);
-			prom_sample(f, "gpumem_process_owned_bytes", pl.l, 4, procs->v[i].owned);
-		}
-	}
-	prom_family(f, "gpumem_process_buffers",
-		    "Number of distinct GPU buffer objects a process holds.", "gauge");
-	for (i = 0; i < procs->n; i++) {
-		proc_labels(&pl, &procs->v[i]);
-		prom_sample(f, "gpumem_process_buffers", pl.l, 4, procs->v[i].bos);
-	}
-	device_family(f, devs, DEV_CAPACITY, "gpumem_device_capacity_bytes",
-		      "Capacity of a device memory region in bytes.");
-	device_family(f, devs, DEV_USED, "gpumem_device_used_bytes",
-		      "Bytes in use in a device memory region, kernel-internal buffers included.");
-	device_family(f, devs, DEV_FREE, "gpumem_device_free_bytes",
-		      "Free bytes of a device memory region.");
+	gm_fields_prom(f, &fs, procs->v, procs->n, sizeof(*procs->v));
+	gm_fields_prom(f, &dfs, m->dev_rows, m->ndev_rows, sizeof(*m->dev_rows));
 	if (m->cgroups)
-		cgroup_families(f, m->cgroups);
+		gm_limits_prom(f, m->cgroups);
 }
 
 /* Write through a temporary file in FILE's directory and rename it. */
@@ -244,7 +120,7 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	struct gm_limit_list cgroups = { 0 };
 	struct gm_proc_list procs;
 	struct gm_dev_list devs;
-	struct metrics m = { &devs, &procs, &cgroups, false };
+	struct metrics m = { NULL, 0, &procs, &cgroups, false };
 	struct gm_nl nl = { 0 };
 	const char *out = NULL;
 	bool prom = false;
@@ -281,19 +157,19 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_get_devices(&nl, &devs) < 0) {
-		ret = gm_nl_report(&nl, "devices");
+		ret = gm_report(&nl, "devices");
 		gm_nl_close(&nl);
 		return ret;
 	}
 	if (gm_get_procs(&nl, &all, &procs) < 0) {
-		ret = gm_nl_report(&nl, "processes");
+		ret = gm_report(&nl, "processes");
 		gm_dev_list_free(&devs);
 		gm_nl_close(&nl);
 		return ret;
 	}
 	if (gm_get_cgroups(&nl, &cgroups) < 0) {
 		if (nl.error != EOPNOTSUPP) {	/* EOPNOTSUPP: a module without quotas */
-			ret = gm_nl_report(&nl, "cgroups");
+			ret = gm_report(&nl, "cgroups");
 			gm_proc_list_free(&procs);
 			gm_dev_list_free(&devs);
 			gm_nl_close(&nl);
@@ -303,6 +179,11 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	}
 	gm_nl_close(&nl);
 	gm_procs_sort(&procs);
+	m.dev_rows = gm_dev_rows(&devs, &m.ndev_rows);
+	if (!m.dev_rows && devs.n) {
+		ret = gm_error("out of memory");
+		goto out;
+	}
 
 	if (out) {
 		ret = write_file(out, &m);
@@ -310,6 +191,8 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 		write_metrics(stdout, &m);
 		ret = GM_EXIT_OK;
 	}
+out:
+	free((void *)m.dev_rows);
 	gm_limit_list_free(&cgroups);
 	gm_proc_list_free(&procs);
 	gm_dev_list_free(&devs);

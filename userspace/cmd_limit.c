@@ -99,11 +99,11 @@ static int do_set(struct gm_nl *nl, struct limit_args *a, const struct gm_opts *
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_limit_set(nl, &a->req) < 0)
-		return gm_nl_report(nl, "limit set");
+		return gm_report(nl, "limit set");
 	if (gm_limit_get(nl, &a->req.key, &l) < 0) {
 		fprintf(stderr, "gpumemctl: limit set: the limit is set, but reading it back "
 			"failed:\n");
-		gm_nl_report(nl, "limit get");
+		gm_report(nl, "limit get");
 		return GM_EXIT_OK;
 	}
 	print_limit(&l, o);
@@ -120,7 +120,7 @@ static int do_get(struct gm_nl *nl, struct limit_args *a, const struct gm_opts *
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_limit_get(nl, &a->req.key, &l) < 0)
-		return gm_nl_report(nl, "limit get");
+		return gm_report(nl, "limit get");
 	print_limit(&l, o);
 	gm_limit_free(&l);
 	return GM_EXIT_OK;
@@ -135,7 +135,7 @@ static int do_clear(struct gm_nl *nl, struct limit_args *a, const struct gm_opts
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_limit_del(nl, k) < 0)
-		return gm_nl_report(nl, "limit clear");
+		return gm_report(nl, "limit clear");
 	if (o->json) {
 		struct gm_limit l = {
 			.cgroup_id = k->cgroup_id, .has_dev = k->has_dev, .dev_id = k->dev_id,
@@ -162,7 +162,7 @@ static int do_list(struct gm_nl *nl, const struct gm_opts *o)
 	int ret = GM_EXIT_OK;
 
 	if (gm_get_limits(nl, &l) < 0)
-		return gm_nl_report(nl, "limit list");
+		return gm_report(nl, "limit list");
 	if (o->json)
 		gm_limits_json(stdout, &l);
 	else if (gm_limits_table(stdout, &l, o->bytes) < 0)

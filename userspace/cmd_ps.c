@@ -4,10 +4,13 @@
  * one pid, one device or one cgroup subtree (filtered by the kernel).
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../uapi/gpumem.h"
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "parse.h"
@@ -47,95 +50,117 @@ static const char help[] =
 	"                       view adds system, other, shared, owned, skipped\n"
 	"  -b, --bytes          exact byte counts\n";
 
-static void print_json(const struct gm_proc_list *l)
+static void get_cgroup_id(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
-	char dev[24];
-	struct jw w;
-	size_t i;
+	const struct gm_proc *p = obj;
 
-	jw_init(&w, stdout);
-	jw_array_begin(&w);
-	for (i = 0; i < l->n; i++) {
-		const struct gm_proc *p = &l->v[i];
-
-		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
-		jw_object_begin(&w);
-		jw_kv_u64(&w, "pid", p->pid);
-		jw_kv_string(&w, "comm", p->comm);
-		if (p->has_cgroup_id)
-			jw_kv_u64(&w, "cgroup_id", p->cgroup_id);
-		else
-			jw_kv_null(&w, "cgroup_id");
-		jw_kv_string(&w, "cgroup", p->cgroup);
-		jw_kv_string(&w, "device", dev);
-		jw_kv_string(&w, "view", p->held ? "held" : "charged");
-		jw_kv_u64(&w, "vram", p->usage[0]);
-		jw_kv_u64(&w, "gtt", p->usage[1]);
-		if (p->held) {
-			jw_kv_u64(&w, "system", p->usage[2]);
-			jw_kv_u64(&w, "other", p->usage[3]);
-			jw_kv_u64(&w, "shared", p->shared);
-			jw_kv_u64(&w, "owned", p->owned);
-		}
-		jw_kv_u64(&w, "bos", p->bos);
-		if (p->held)
-			jw_kv_u64(&w, "skipped", p->skipped);
-		jw_object_end(&w);
+	(void)f;
+	(void)buf;
+	if (p->has_cgroup_id) {
+		v->kind = GM_V_U64;
+		v->u = p->cgroup_id;
 	}
-	jw_array_end(&w);
-	jw_finish(&w);
+}
+
+static void get_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_proc *p = obj;
+
+	(void)f;
+	snprintf(buf, GM_FIELD_BUF, "card%u", p->dev_id);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
+static void get_view(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_proc *p = obj;
+
+	(void)f;
+	(void)buf;
+	v->kind = GM_V_STR;
+	v->s = gm_view_name(p->held ? GPUMEM_PROC_VIEW_HELD : GPUMEM_PROC_VIEW_CHARGED);
+}
+
+static void get_usage(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_proc *p = obj;
+
+	(void)buf;
+	v->kind = GM_V_BYTES;
+	v->u = f->arg < GM_NREGIONS ? p->usage[f->arg] : 0;
+}
+
+#define HELD GM_VIEW(GPUMEM_PROC_VIEW_HELD)
+#define PROC_BYTES "gpumem_process_bytes"
+#define PROC_BYTES_HELP \
+	"Bytes of the VRAM/GTT placements a process allocated, still resident, per device and region."
+#define PROC_BYTES_HELP_HELD \
+	"Bytes of the distinct GPU buffer objects a process holds, per device and region."
+#define REGION(r, views_) {							\
+	.align = 'r', .flags = GM_F_REGION, .arg = (r), .views = (views_), .get = get_usage,	\
+	.metric = PROC_BYTES, .xlabel = "region",				\
+	.help = PROC_BYTES_HELP, .help_held = PROC_BYTES_HELP_HELD,		\
+}
+
+/*
+ * A process row (struct gm_proc), once for ps (table and JSON), top (the
+ * table without OWNED) and export (Prometheus). The charged view has no
+ * system, other, shared, owned or skipped.
+ */
+static const struct gm_field gm_proc_fields[] = {
+	{ .title = "PID", .align = 'r', .key = "pid", .label = "pid",
+	  .get = gm_get_u32, .arg = offsetof(struct gm_proc, pid) },
+	{ .title = "COMM", .key = "comm", .label = "comm",
+	  .get = gm_get_str, .arg = offsetof(struct gm_proc, comm) },
+	{ .key = "cgroup_id", .get = get_cgroup_id },
+	{ .title = "CGROUP", .key = "cgroup", .label = "cgroup", .flags = GM_F_TAIL,
+	  .get = gm_get_str, .arg = offsetof(struct gm_proc, cgroup) },
+	{ .title = "DEVICE", .key = "device", .label = "device", .get = get_device },
+	{ .key = "view", .get = get_view },
+	REGION(GPUMEM_REGION_VRAM, GM_VIEWS_ALL),
+	REGION(GPUMEM_REGION_GTT, GM_VIEWS_ALL),
+	REGION(GPUMEM_REGION_SYSTEM, HELD),
+	REGION(GPUMEM_REGION_OTHER, HELD),
+	{ .title = "SHARED", .align = 'r', .key = "shared", .views = HELD,
+	  .metric = "gpumem_process_shared_bytes",
+	  .help = "Bytes of a process's buffers that other processes or dma-buf share.",
+	  .get = gm_get_bytes, .arg = offsetof(struct gm_proc, shared) },
+	{ .title = "OWNED", .align = 'r', .key = "owned", .views = HELD, .flags = GM_F_WIDE,
+	  .metric = "gpumem_process_owned_bytes",
+	  .help = "Bytes of the buffers a process owns (each buffer counted once per device).",
+	  .get = gm_get_bytes, .arg = offsetof(struct gm_proc, owned) },
+	{ .title = "BOS", .align = 'r', .key = "bos",
+	  .metric = "gpumem_process_buffers",
+	  .help = "Number of distinct GPU buffer objects a process holds.",
+	  .get = gm_get_u32, .arg = offsetof(struct gm_proc, bos) },
+	{ .key = "skipped", .views = HELD,
+	  .get = gm_get_u32, .arg = offsetof(struct gm_proc, skipped) },
+};
+
+struct gm_fields gm_proc_fieldset(bool held, bool exact)
+{
+	return (struct gm_fields){
+		.v = gm_proc_fields, .n = sizeof(gm_proc_fields) / sizeof(*gm_proc_fields),
+		.view = held ? GPUMEM_PROC_VIEW_HELD : GPUMEM_PROC_VIEW_CHARGED,
+		.held = held, .exact = exact,
+	};
 }
 
 static int print_table(const struct gm_proc_list *l, bool held, bool exact)
 {
-	static const char *const hdr_held[] = {
-		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER",
-		"SHARED", "OWNED", "BOS", "CGROUP",
-	};
-	static const char *const hdr_charged[] = {
-		"PID", "COMM", "DEVICE", "VRAM", "GTT", "BOS", "CGROUP",
-	};
-	char b[6][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
+	struct gm_fields fs = gm_proc_fieldset(held, exact);
 	uint64_t skipped;
-	struct table t;
 	size_t i;
-	int ret = 0;
 
-	if (held)
-		tbl_init(&t, 11, hdr_held, "rllrrrrrrrl");
-	else
-		tbl_init(&t, 7, hdr_charged, "rllrrrl");
-	for (i = 0; i < l->n && !ret; i++) {
-		const struct gm_proc *p = &l->v[i];
-		const char *row_held[11] = {
-			pid, p->comm, dev,
-			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
-			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
-			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
-			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
-			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
-			fmt_bytes(b[5], FMT_BYTES_LEN, p->owned, exact),
-			bos, p->cgroup,
-		};
-		/* b[0], b[1]: formatted by row_held's initialiser */
-		const char *row_charged[7] = {
-			pid, p->comm, dev, b[0], b[1], bos, p->cgroup,
-		};
-
-		snprintf(pid, sizeof(pid), "%u", p->pid);
-		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
-		snprintf(bos, sizeof(bos), "%u", p->bos);
-		ret = tbl_add(&t, held ? row_held : row_charged);
-	}
-	if (!ret)
-		tbl_print(&t, stdout, 0);
-	tbl_free(&t);
+	if (gm_fields_table(stdout, &fs, l->v, l->n, sizeof(*l->v), 0) < 0)
+		return gm_error("out of memory");
 	for (i = 0, skipped = 0; i < l->n; i++)
 		skipped += l->v[i].skipped;
-	if (!ret && skipped)
+	if (skipped)
 		fprintf(stderr, "gpumemctl: %" PRIu64 " buffer(s) were busy (reserved by a driver) and are not counted\n",
 			skipped);
-	return ret ? gm_error("out of memory") : GM_EXIT_OK;
+	return GM_EXIT_OK;
 }
 
 int cmd_ps(int argc, char **argv, struct gm_opts *o)
@@ -202,7 +227,7 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 		f.has_dev = true;
 	}
 	if (gm_get_procs(&nl, &f, &procs) < 0) {
-		ret = gm_nl_report(&nl, "processes");
+		ret = gm_report(&nl, "processes");
 		gm_nl_close(&nl);
 		return ret;
 	}
@@ -210,7 +235,9 @@ int cmd_ps(int argc, char **argv, struct gm_opts *o)
 
 	gm_procs_sort(&procs);
 	if (o->json) {
-		print_json(&procs);
+		struct gm_fields fs = gm_proc_fieldset(f.held, true);
+
+		gm_fields_json_array(stdout, &fs, procs.v, procs.n, sizeof(*procs.v));
 		ret = GM_EXIT_OK;
 	} else {
 		ret = print_table(&procs, f.held, o->bytes);

@@ -3,9 +3,11 @@
  * cmd_stats.c - `gpumemctl stats`: the counters of gpumem's walker.
  */
 #include <getopt.h>
-#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
+#include "../uapi/gpumem.h"
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "query.h"
@@ -21,10 +23,26 @@ static const char help[] =
 	"\n"
 	"  -j, --json    one JSON object with those keys\n";
 
+#define STAT(key_, attr_, get_) \
+	{ .key = (key_), GM_ATTR(struct gm_stats, raw, GPUMEM_A_STATS_##attr_), .get = (get_) }
+
+/* The counters, once for the NAME VALUE table and the JSON object. */
+static const struct gm_field stats_fields[] = {
+	STAT("walks", WALKS, gm_get_attr_u64),
+	STAT("walks_failed", WALKS_FAILED, gm_get_attr_u64),
+	STAT("last_walk_ns", LAST_WALK_NS, gm_get_attr_ns),
+	STAT("last_walk_clients", LAST_WALK_CLIENTS, gm_get_attr_u64),
+	STAT("last_walk_bos", LAST_WALK_BOS, gm_get_attr_u64),
+	STAT("last_walk_skipped", LAST_WALK_SKIPPED, gm_get_attr_u64),
+	STAT("devices", DEVICES, gm_get_attr_u64),
+};
+
 int cmd_stats(int argc, char **argv, struct gm_opts *o)
 {
 	static const struct option opts[] = { GM_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	static const char *const hdr[] = { "NAME", "VALUE" };
+	struct gm_fields fs = {
+		.v = stats_fields, .n = sizeof(stats_fields) / sizeof(*stats_fields),
+	};
 	struct gm_nl nl = { 0 };
 	struct gm_stats s;
 	int c, ret;
@@ -42,52 +60,22 @@ int cmd_stats(int argc, char **argv, struct gm_opts *o)
 	if (ret != GM_OPT_NEXT)
 		return ret;
 	if (gm_get_stats(&nl, &s) < 0) {
-		ret = gm_nl_report(&nl, "stats");
+		ret = gm_report(&nl, "stats");
 		gm_nl_close(&nl);
 		return ret;
 	}
 	gm_nl_close(&nl);
 
+	ret = GM_EXIT_OK;
 	if (o->json) {
 		struct jw w;
 
 		jw_init(&w, stdout);
-		jw_object_begin(&w);
-		jw_kv_u64(&w, "walks", s.walks);
-		jw_kv_u64(&w, "walks_failed", s.walks_failed);
-		jw_kv_u64(&w, "last_walk_ns", s.last_walk_ns);
-		jw_kv_u64(&w, "last_walk_clients", s.last_walk_clients);
-		jw_kv_u64(&w, "last_walk_bos", s.last_walk_bos);
-		jw_kv_u64(&w, "last_walk_skipped", s.last_walk_skipped);
-		jw_kv_u64(&w, "devices", s.devices);
-		jw_object_end(&w);
+		gm_fields_json(&w, &fs, &s);
 		jw_finish(&w);
-	} else {
-		char v[7][48], d[32];
-		const char *rows[7][2] = {
-			{ "walks", v[0] }, { "walks_failed", v[1] }, { "last_walk_ns", v[2] },
-			{ "last_walk_clients", v[3] }, { "last_walk_bos", v[4] },
-			{ "last_walk_skipped", v[6] }, { "devices", v[5] },
-		};
-		struct table t;
-		int i;
-
-		snprintf(v[0], sizeof(v[0]), "%" PRIu64, s.walks);
-		snprintf(v[1], sizeof(v[1]), "%" PRIu64, s.walks_failed);
-		snprintf(v[2], sizeof(v[2]), "%" PRIu64 " (%s)", s.last_walk_ns,
-			 fmt_ns(d, sizeof(d), s.last_walk_ns));
-		snprintf(v[3], sizeof(v[3]), "%" PRIu64, s.last_walk_clients);
-		snprintf(v[4], sizeof(v[4]), "%" PRIu64, s.last_walk_bos);
-		snprintf(v[5], sizeof(v[5]), "%u", s.devices);
-		snprintf(v[6], sizeof(v[6]), "%" PRIu64, s.last_walk_skipped);
-		tbl_init(&t, 2, hdr, "ll");
-		for (i = 0; i < 7; i++)
-			if (tbl_add(&t, rows[i]) < 0) {
-				tbl_free(&t);
-				return gm_error("out of memory");
-			}
-		tbl_print(&t, stdout, 0);
-		tbl_free(&t);
+	} else if (gm_fields_kv_table(stdout, &fs, &s) < 0) {
+		ret = gm_error("out of memory");
 	}
-	return GM_EXIT_OK;
+	gm_stats_free(&s);
+	return ret;
 }

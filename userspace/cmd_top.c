@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../uapi/gpumem.h"
+#include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "parse.h"
@@ -150,8 +152,8 @@ static int cmp_vram(const void *a, const void *b)
 	uint64_t tx = 0, ty = 0;
 	int r;
 
-	if (x->usage[0] != y->usage[0])
-		return x->usage[0] > y->usage[0] ? -1 : 1;
+	if (x->usage[GPUMEM_REGION_VRAM] != y->usage[GPUMEM_REGION_VRAM])
+		return x->usage[GPUMEM_REGION_VRAM] > y->usage[GPUMEM_REGION_VRAM] ? -1 : 1;
 	for (r = 0; r < GM_NREGIONS; r++) {
 		tx += x->usage[r];
 		ty += y->usage[r];
@@ -163,87 +165,34 @@ static int cmp_vram(const void *a, const void *b)
 	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
 }
 
+/* devices' fields (gm_dev_fieldset()) without the wide ones */
 static void device_table(FILE *f, const struct gm_dev_list *devs, bool exact)
 {
-	static const char *const hdr[] = { "DEVICE", "DRIVER", "REGION", "USED", "CAPACITY", "USE%" };
-	char used[FMT_BYTES_LEN], cap[FMT_BYTES_LEN], pct[16], rb[12];
-	struct table t;
-	size_t i, r;
+	struct gm_fields fs = gm_dev_fieldset(exact);
+	struct gm_dev_row *rows;
+	size_t n;
 
-	tbl_init(&t, 6, hdr, "lllrrr");
-	for (i = 0; i < devs->n; i++) {
-		const struct gm_dev *d = &devs->v[i];
-
-		if (!d->nregions) {	/* a driver without TTM, as debugfs shows it */
-			const char *row[6] = { d->name, d->driver, "system", NULL, NULL, NULL };
-
-			tbl_add(&t, row);
-		}
-		for (r = 0; r < d->nregions; r++) {
-			const struct gm_dev_region *g = &d->regions[r];
-			const char *row[6] = {
-				d->name, d->driver, gm_region_label(g->region, rb),
-				g->has_used ? fmt_bytes(used, sizeof(used), g->used, exact) : NULL,
-				g->has_capacity ? fmt_bytes(cap, sizeof(cap), g->capacity, exact) : NULL,
-				NULL,
-			};
-
-			if (g->has_used && g->has_capacity && g->capacity) {
-				snprintf(pct, sizeof(pct), "%.1f%%",
-					 100.0 * (double)g->used / (double)g->capacity);
-				row[5] = pct;
-			}
-			tbl_add(&t, row);	/* out of memory: a row less */
-		}
-	}
-	tbl_print(&t, f, 0);
-	tbl_free(&t);
+	fs.skip = GM_F_WIDE;
+	rows = gm_dev_rows(devs, &n);
+	gm_fields_table(f, &fs, rows, n, sizeof(*rows), 0);	/* ENOMEM: no rows */
+	free(rows);
 }
 
 /*
  * The process rows, at most @max_rows of them (0: all); a last line counts
- * what did not fit. The charged view fills no SYSTEM, OTHER or SHARED: those
- * columns are left out there.
+ * what did not fit. ps's fields (gm_proc_fieldset()), without the wide ones
+ * (OWNED): the charged view fills no SYSTEM, OTHER or SHARED, and its field
+ * list leaves them out.
  */
 static void process_table(FILE *f, const struct gm_proc_list *procs, bool held, bool exact,
 			  size_t max_rows)
 {
-	static const char *const hdr_held[] = {
-		"PID", "COMM", "DEVICE", "VRAM", "GTT", "SYSTEM", "OTHER", "SHARED", "BOS", "CGROUP",
-	};
-	static const char *const hdr_charged[] = {
-		"PID", "COMM", "DEVICE", "VRAM", "GTT", "BOS", "CGROUP",
-	};
-	char b[5][FMT_BYTES_LEN], pid[16], dev[24], bos[16];
-	size_t i, shown;
-	struct table t;
+	struct gm_fields fs = gm_proc_fieldset(held, exact);
+	size_t shown;
 
-	if (held)
-		tbl_init(&t, 10, hdr_held, "rllrrrrrrl");
-	else
-		tbl_init(&t, 7, hdr_charged, "rllrrrl");
+	fs.skip = GM_F_WIDE;
 	shown = max_rows && procs->n > max_rows ? max_rows - 1 : procs->n;
-	for (i = 0; i < shown; i++) {
-		const struct gm_proc *p = &procs->v[i];
-		const char *row_held[10] = {
-			pid, p->comm, dev,
-			fmt_bytes(b[0], FMT_BYTES_LEN, p->usage[0], exact),
-			fmt_bytes(b[1], FMT_BYTES_LEN, p->usage[1], exact),
-			fmt_bytes(b[2], FMT_BYTES_LEN, p->usage[2], exact),
-			fmt_bytes(b[3], FMT_BYTES_LEN, p->usage[3], exact),
-			fmt_bytes(b[4], FMT_BYTES_LEN, p->shared, exact),
-			bos, p->cgroup,
-		};
-		/* b[0], b[1]: formatted by row_held's initialiser */
-		const char *row_charged[7] = { pid, p->comm, dev, b[0], b[1], bos, p->cgroup };
-
-		snprintf(pid, sizeof(pid), "%u", p->pid);
-		snprintf(dev, sizeof(dev), "card%u", p->dev_id);
-		snprintf(bos, sizeof(bos), "%u", p->bos);
-		tbl_add(&t, held ? row_held : row_charged);
-	}
-	tbl_print(&t, f, 0);
-	tbl_free(&t);
+	gm_fields_table(f, &fs, procs->v, shown, sizeof(*procs->v), 0);	/* ENOMEM: no rows */
 	if (shown < procs->n)
 		fprintf(f, "... %zu more row%s (a larger window shows them)\n", procs->n - shown,
 			procs->n - shown == 1 ? "" : "s");
@@ -393,13 +342,13 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 
 		if (gm_get_devices(&nl, &devs) < 0) {
 			restore_terminal();
-			ret = gm_nl_report(&nl, "devices");
+			ret = gm_report(&nl, "devices");
 			break;
 		}
 		if (gm_get_procs(&nl, &all, &procs) < 0) {
 			gm_dev_list_free(&devs);
 			restore_terminal();
-			ret = gm_nl_report(&nl, "processes");
+			ret = gm_report(&nl, "processes");
 			break;
 		}
 		if (procs.n)

@@ -147,7 +147,7 @@ static long long now_ms(void)
 static int subscribe_failed(const struct gm_nl *nl)
 {
 	if (nl->no_family)
-		return gm_nl_report(nl, "watch");
+		return gm_report(nl, "watch");
 	if (nl->error == EPERM || nl->error == EACCES) {
 		fflush(stdout);
 		fprintf(stderr, "gpumemctl: watch: not allowed to receive gpumem's events: %s "
@@ -161,7 +161,7 @@ static int subscribe_failed(const struct gm_nl *nl)
 			"multicast group (is it older than gpumemctl?)\n", GPUMEM_MCGRP_EVENTS);
 		return GM_EXIT_ERROR;
 	}
-	return gm_nl_report(nl, "watch");
+	return gm_report(nl, "watch");
 }
 
 int cmd_watch(int argc, char **argv, struct gm_opts *o)
@@ -212,7 +212,6 @@ int cmd_watch(int argc, char **argv, struct gm_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	nl.attr_name = gm_attr_name;
 	if (gm_nl_subscribe(&nl, GPUMEM_FAMILY_NAME, GPUMEM_MCGRP_EVENTS) < 0) {
 		ret = subscribe_failed(&nl);
 		goto out;

@@ -135,9 +135,8 @@ int gm_no_operands(const char *sub, int argc, char **argv)
 
 int gm_connect(struct gm_nl *nl)
 {
-	nl->attr_name = gm_attr_name;
 	if (gm_nl_open(nl) < 0)
-		return gm_nl_report(nl, "cannot talk to the kernel");
+		return gm_report(nl, "cannot talk to the kernel");
 	return GM_OPT_NEXT;
 }
 
@@ -150,7 +149,7 @@ int gm_device_arg(struct gm_nl *nl, const char *sub, const struct dev_spec *spec
 	int ret;
 
 	if (gm_get_devices(nl, &devs) < 0)
-		return gm_nl_report(nl, "devices");
+		return gm_report(nl, "devices");
 	ret = resolve_device(spec, arg, &devs, &v, err, sizeof(err));
 	gm_dev_list_free(&devs);
 	if (ret < 0)

@@ -7,6 +7,7 @@
 #define GPUMEMCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifndef GPUMEMCTL_VERSION
@@ -67,7 +68,42 @@ int gm_common_opt(int c, const char *sub, char **argv, struct gm_opts *o, const 
 /* after getopt_long(): 2 (with a message) if an operand is left, else GM_OPT_NEXT */
 int gm_no_operands(const char *sub, int argc, char **argv);
 
+/*
+ * cmd_ps.c: the fields of a process row (struct gm_proc), listed once for
+ * ps, top and export; gm_proc_fieldset() picks a view's.
+ */
+struct gm_fields;
+struct gm_fields gm_proc_fieldset(bool held, bool exact);
+
+/*
+ * cmd_devices.c: a device and one of its regions, a row of `devices`
+ * (region NULL: a device without regions, a "system" row); the fields of
+ * such rows, listed once for devices (table, JSON with the regions nested)
+ * and export (the device families).
+ */
+struct gm_dev;
+struct gm_dev_region;
+struct gm_dev_list;
+struct gm_dev_row {
+	const struct gm_dev *dev;
+	const struct gm_dev_region *region;
+};
+/* the rows of l's devices in order (malloc'ed); NULL and *n 0: none, or no memory */
+struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n);
+struct gm_fields gm_dev_fieldset(bool exact);
+
 struct gm_nl;
+/*
+ * gm_report (report.c): print the failure of request WHAT to stderr
+ * ("gpumemctl: WHAT: strerror: extack message", the missing attribute by
+ * name, advice for EPERM and EOPNOTSUPP, or why the module is not there)
+ * and return the exit code for it (3 module not loaded, 4 permission
+ * denied, 1 otherwise).
+ */
+int gm_report(const struct gm_nl *nl, const char *what);
+/* name of attribute TYPE in CMD's request, for error messages */
+const char *gm_attr_name(uint8_t cmd, int type);
+
 /* gm_nl_open(); GM_OPT_NEXT, or the exit code after printing why not */
 int gm_connect(struct gm_nl *nl);
 

@@ -24,7 +24,6 @@
 #include <netlink/socket.h>
 
 #include "../uapi/gpumem.h"
-#include "gpumemctl.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -112,44 +111,6 @@ bool gm_nl_family_gone(const struct nlmsghdr *nlh, size_t len, const char *famil
 	return strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), family) == 0;
 }
 
-int gm_nl_report(const struct gm_nl *nl, const char *what)
-{
-	const char *name = NULL;
-
-	if (nl->no_family) {
-		if (access("/sys/module/gpumem", F_OK) == 0)
-			/* the family exists in the initial network namespace only */
-			fprintf(stderr, "gpumemctl: the gpumem module is loaded, but its generic "
-				"netlink family \"%s\" is not visible here: gpumem answers in the "
-				"initial network namespace only (a container needs the host "
-				"network)\n", GPUMEM_FAMILY_NAME);
-		else
-			fprintf(stderr, "gpumemctl: the gpumem kernel module is not loaded "
-				"(generic netlink family \"%s\" not found)\n", GPUMEM_FAMILY_NAME);
-		return GM_EXIT_NOMODULE;
-	}
-	fprintf(stderr, "gpumemctl: %s: %s", what,
-		nl->lib_err && nl->error != EPERM && nl->error != EACCES ?
-		nl->lib_err : strerror(nl->error));
-	if (nl->msg[0])
-		fprintf(stderr, ": %s", nl->msg);
-	if (nl->miss_type >= 0) {
-		if (nl->attr_name)
-			name = nl->attr_name(nl->cmd, nl->miss_type);
-		if (name)
-			fprintf(stderr, " (missing attribute %s)", name);
-		else
-			fprintf(stderr, " (missing attribute %d)", nl->miss_type);
-	}
-	if (nl->error == EPERM || nl->error == EACCES)
-		fputs(" (this needs CAP_NET_ADMIN, e.g. root)", stderr);
-	else if (nl->error == EOPNOTSUPP && !nl->msg[0])
-		fputs(" (the loaded gpumem module does not know this request: is it older than "
-		      "gpumemctl?)", stderr);
-	fputc('\n', stderr);
-	return nl->error == EPERM || nl->error == EACCES ? GM_EXIT_PERM : GM_EXIT_ERROR;
-}
-
 /*
  * The transport. The host-side tests build this file with GM_NL_FAKE and
  * put a simulated kernel (tests/fake_kernel.c) in its place.
@@ -200,12 +161,10 @@ int gm_nl_open(struct gm_nl *nl)
 
 int gm_nl_open_family(struct gm_nl *nl, const char *family)
 {
-	const char *(*attr_name)(uint8_t, int) = nl->attr_name;
 	struct timeval tv = { .tv_sec = GM_NL_TIMEOUT };
 	int one = 1, ret, fd;
 
 	memset(nl, 0, sizeof(*nl));
-	nl->attr_name = attr_name;
 	clear_error(nl);
 	nl->sk = nl_socket_alloc();
 	if (!nl->sk) {
@@ -392,12 +351,10 @@ out:
 
 int gm_nl_subscribe(struct gm_nl *nl, const char *family, const char *group)
 {
-	const char *(*attr_name)(uint8_t, int) = nl->attr_name;
 	struct gm_nl ctl = { 0 };
 	int ret, notify, fam, grp, rcvbuf = 1 << 20;
 
 	memset(nl, 0, sizeof(*nl));
-	nl->attr_name = attr_name;
 	clear_error(nl);
 	snprintf(nl->family_name, sizeof(nl->family_name), "%s", family);
 	/* a second socket for the requests: the event socket only receives */

@@ -2,7 +2,9 @@
 /*
  * nl.h - gpumemctl's generic netlink client: connect, resolve the "gpumem"
  * family, send one request ("do" or dump) and hand every reply message to a
- * callback; kernel errors are kept with their extended-ack message.
+ * callback; kernel errors are kept with their extended-ack message. The
+ * transport only records what failed: what to tell the user, and the exit
+ * code, are the commands' (gm_report() in report.c).
  */
 #ifndef GPUMEMCTL_NL_H
 #define GPUMEMCTL_NL_H
@@ -29,8 +31,6 @@ struct gm_nl {
 	bool interrupted;	/* a dump was marked NLM_F_DUMP_INTR */
 	const char *lib_err;	/* libnl's description of a local failure */
 	uint8_t cmd;		/* command of the last request */
-	/* optional: the name of attribute TYPE of CMD's request (for errors) */
-	const char *(*attr_name)(uint8_t cmd, int type);
 	/* gm_nl_subscribe(): the family whose unregistration ends the events */
 	char family_name[32];
 };
@@ -44,7 +44,7 @@ typedef int (*gm_nl_reply_fn)(struct nl_msg *msg, void *arg);
 
 /*
  * Open a socket and resolve the family. 0, or -errno with nl->error etc.
- * set. Only nl->attr_name is kept from what *nl held before.
+ * set.
  */
 int gm_nl_open(struct gm_nl *nl);
 /* the same for another generic netlink family (tests use "nlctrl") */
@@ -104,12 +104,5 @@ int gm_nl_read_events(struct gm_nl *nl, gm_nl_reply_fn fn, void *arg);
 
 /* Is nlh (len bytes) nlctrl's notification that FAMILY was unregistered? */
 bool gm_nl_family_gone(const struct nlmsghdr *nlh, size_t len, const char *family);
-
-/*
- * gm_nl_report: print the failure of WHAT to stderr ("gpumemctl: WHAT:
- * strerror: extack message") and return the exit code for it (3 module not
- * loaded, 4 permission denied, 1 otherwise).
- */
-int gm_nl_report(const struct gm_nl *nl, const char *what);
 
 #endif

@@ -17,20 +17,17 @@
 #include <netlink/msg.h>
 
 #include "../uapi/gpumem.h"
+#include "nlspec.h"
 
 /* Dumps the kernel marks as interrupted (NLM_F_DUMP_INTR) are retried. */
 #define GM_DUMP_TRIES 3
 
+/* the name of value V of a spec enum, NULL beyond the names the spec gives */
+#define SPEC_NAME(table, v) ((v) < sizeof(table) / sizeof(*(table)) ? (table)[v] : NULL)
+
 const char *gm_region_name(uint32_t region)
 {
-	static const char *const names[GM_NREGIONS] = {
-		[GPUMEM_REGION_VRAM] = "vram",
-		[GPUMEM_REGION_GTT] = "gtt",
-		[GPUMEM_REGION_SYSTEM] = "system",
-		[GPUMEM_REGION_OTHER] = "other",
-	};
-
-	return region < GM_NREGIONS ? names[region] : NULL;
+	return SPEC_NAME(gm_spec_region_names, region);
 }
 
 const char *gm_region_label(uint32_t region, char *buf)
@@ -45,145 +42,18 @@ const char *gm_region_label(uint32_t region, char *buf)
 
 const char *gm_mode_name(uint32_t mode)
 {
-	switch (mode) {
-	case GPUMEM_LIMIT_MODE_ENFORCE: return "enforce";
-	case GPUMEM_LIMIT_MODE_MONITOR: return "monitor";
-	default: return NULL;
-	}
+	return SPEC_NAME(gm_spec_limit_mode_names, mode);
 }
 
 const char *gm_event_type_name(uint32_t type)
 {
-	switch (type) {
-	case GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED: return "quota-exceeded";
-	case GPUMEM_EVENT_TYPE_HIGH_CROSSED: return "high-crossed";
-	case GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD: return "device-threshold";
-	default: return NULL;
-	}
+	return SPEC_NAME(gm_spec_event_type_names, type);
 }
 
-const char *gm_attr_name(uint8_t cmd, int type)
+const char *gm_view_name(uint32_t view)
 {
-	static const char *const dev[] = { [GPUMEM_A_DEV_ID] = "id" };
-	static const char *const proc[] = {
-		[GPUMEM_A_PROC_PID] = "pid",
-		[GPUMEM_A_PROC_DEV_ID] = "dev-id",
-		[GPUMEM_A_PROC_CGROUP_ID] = "cgroup-id",
-		[GPUMEM_A_PROC_VIEW] = "view",
-	};
-	static const char *const buf[] = {
-		[GPUMEM_A_BUF_OWNER] = "owner (the pid)",
-		[GPUMEM_A_BUF_DEV_ID] = "dev-id",
-	};
-	static const char *const limit[] = {
-		[GPUMEM_A_LIMIT_CGROUP_ID] = "cgroup-id",
-		[GPUMEM_A_LIMIT_DEV_ID] = "dev-id",
-		[GPUMEM_A_LIMIT_REGION] = "region",
-		[GPUMEM_A_LIMIT_MAX_BYTES] = "max-bytes",
-		[GPUMEM_A_LIMIT_HIGH_BYTES] = "high-bytes",
-		[GPUMEM_A_LIMIT_MODE] = "mode",
-	};
-	const char *const *t;
-	size_t n;
-
-	switch (cmd) {
-	case GPUMEM_CMD_LIMIT_SET:
-	case GPUMEM_CMD_LIMIT_GET:
-	case GPUMEM_CMD_LIMIT_DEL: t = limit; n = sizeof(limit) / sizeof(*limit); break;
-	case GPUMEM_CMD_DEV_GET: t = dev; n = sizeof(dev) / sizeof(*dev); break;
-	case GPUMEM_CMD_PROC_GET: t = proc; n = sizeof(proc) / sizeof(*proc); break;
-	case GPUMEM_CMD_BUF_GET: t = buf; n = sizeof(buf) / sizeof(*buf); break;
-	default: return NULL;
-	}
-	return type > 0 && (size_t)type < n ? t[type] : NULL;
+	return SPEC_NAME(gm_spec_proc_view_names, view);
 }
-
-/* --- policies ---------------------------------------------------------- */
-
-static struct nla_policy dev_policy[GPUMEM_A_DEV_MAX + 1] = {
-	[GPUMEM_A_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_DEV_NAME] = { .type = NLA_STRING },
-	[GPUMEM_A_DEV_DRIVER] = { .type = NLA_STRING },
-	[GPUMEM_A_DEV_UNIQUE] = { .type = NLA_STRING },
-	[GPUMEM_A_DEV_TTM] = { .type = NLA_U8 },
-	[GPUMEM_A_DEV_REGION] = { .type = NLA_NESTED },
-	[GPUMEM_A_DEV_DESC] = { .type = NLA_STRING },
-};
-
-static struct nla_policy dev_region_policy[GPUMEM_A_DEV_REGION_MAX + 1] = {
-	[GPUMEM_A_DEV_REGION_REGION] = { .type = NLA_U32 },
-	[GPUMEM_A_DEV_REGION_CAPACITY] = { .type = NLA_U64 },
-	[GPUMEM_A_DEV_REGION_USED] = { .type = NLA_U64 },
-};
-
-static struct nla_policy proc_policy[GPUMEM_A_PROC_MAX + 1] = {
-	[GPUMEM_A_PROC_PID] = { .type = NLA_U32 },
-	[GPUMEM_A_PROC_COMM] = { .type = NLA_STRING },
-	[GPUMEM_A_PROC_CGROUP_ID] = { .type = NLA_U64 },
-	[GPUMEM_A_PROC_CGROUP_PATH] = { .type = NLA_STRING },
-	[GPUMEM_A_PROC_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_PROC_USAGE] = { .type = NLA_NESTED },
-	[GPUMEM_A_PROC_SHARED] = { .type = NLA_U64 },
-	[GPUMEM_A_PROC_OWNED] = { .type = NLA_U64 },
-	[GPUMEM_A_PROC_BOS] = { .type = NLA_U32 },
-	[GPUMEM_A_PROC_VIEW] = { .type = NLA_U32 },
-	[GPUMEM_A_PROC_SKIPPED] = { .type = NLA_U32 },
-};
-
-static struct nla_policy usage_policy[GPUMEM_A_USAGE_MAX + 1] = {
-	[GPUMEM_A_USAGE_REGION] = { .type = NLA_U32 },
-	[GPUMEM_A_USAGE_BYTES] = { .type = NLA_U64 },
-};
-
-static struct nla_policy buf_policy[GPUMEM_A_BUF_MAX + 1] = {
-	[GPUMEM_A_BUF_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_OWNER] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_HANDLE] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_SIZE] = { .type = NLA_U64 },
-	[GPUMEM_A_BUF_REGION] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_MEM_TYPE] = { .type = NLA_U32 },
-	[GPUMEM_A_BUF_SHARED] = { .type = NLA_U8 },
-	[GPUMEM_A_BUF_HOLDER] = { .type = NLA_U32 },
-};
-
-static struct nla_policy stats_policy[GPUMEM_A_STATS_MAX + 1] = {
-	[GPUMEM_A_STATS_WALKS] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_WALKS_FAILED] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_LAST_WALK_NS] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_LAST_WALK_CLIENTS] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_LAST_WALK_BOS] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_LAST_WALK_SKIPPED] = { .type = NLA_U64 },
-	[GPUMEM_A_STATS_DEVICES] = { .type = NLA_U32 },
-};
-
-static struct nla_policy limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
-	[GPUMEM_A_LIMIT_CGROUP_ID] = { .type = NLA_U64 },
-	[GPUMEM_A_LIMIT_CGROUP_PATH] = { .type = NLA_STRING },
-	[GPUMEM_A_LIMIT_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_LIMIT_REGION] = { .type = NLA_U32 },
-	[GPUMEM_A_LIMIT_MAX_BYTES] = { .type = NLA_U64 },
-	[GPUMEM_A_LIMIT_HIGH_BYTES] = { .type = NLA_U64 },
-	[GPUMEM_A_LIMIT_MODE] = { .type = NLA_U32 },
-	[GPUMEM_A_LIMIT_USAGE] = { .type = NLA_U64 },
-	[GPUMEM_A_LIMIT_DENIED] = { .type = NLA_U64 },
-};
-
-static struct nla_policy event_policy[GPUMEM_A_EVENT_MAX + 1] = {
-	[GPUMEM_A_EVENT_TYPE] = { .type = NLA_U32 },
-	[GPUMEM_A_EVENT_SEQ] = { .type = NLA_U64 },
-	[GPUMEM_A_EVENT_CGROUP_ID] = { .type = NLA_U64 },
-	[GPUMEM_A_EVENT_CGROUP_PATH] = { .type = NLA_STRING },
-	[GPUMEM_A_EVENT_PID] = { .type = NLA_U32 },
-	[GPUMEM_A_EVENT_COMM] = { .type = NLA_STRING },
-	[GPUMEM_A_EVENT_DEV_ID] = { .type = NLA_U32 },
-	[GPUMEM_A_EVENT_REGION] = { .type = NLA_U32 },
-	[GPUMEM_A_EVENT_REQUESTED] = { .type = NLA_U64 },
-	[GPUMEM_A_EVENT_USAGE] = { .type = NLA_U64 },
-	[GPUMEM_A_EVENT_LIMIT] = { .type = NLA_U64 },
-	[GPUMEM_A_EVENT_MODE] = { .type = NLA_U32 },
-	[GPUMEM_A_EVENT_DENIED] = { .type = NLA_U8 },
-	[GPUMEM_A_EVENT_SUPPRESSED] = { .type = NLA_U64 },
-};
 
 /* --- helpers ----------------------------------------------------------- */
 
@@ -200,6 +70,64 @@ static uint64_t get_u64(struct nlattr *a)
 static uint32_t get_u32(struct nlattr *a)
 {
 	return a ? nla_get_u32(a) : 0;
+}
+
+/* --- the attributes as received ---------------------------------------- */
+
+/* Keep a copy of the attributes head[0..len) in r; -ENOMEM if not. */
+static int raw_keep(struct gm_raw *r, const void *head, int len)
+{
+	r->data = NULL;
+	r->len = 0;
+	if (len <= 0)
+		return 0;
+	r->data = malloc((size_t)len);
+	if (!r->data)
+		return -ENOMEM;
+	memcpy(r->data, head, (size_t)len);
+	r->len = len;
+	return 0;
+}
+
+#define MSG_ATTRS(msg) genlmsg_attrdata(genlmsg_hdr(nlmsg_hdr(msg)), 0), \
+		       genlmsg_attrlen(genlmsg_hdr(nlmsg_hdr(msg)), 0)
+
+const struct nlattr *gm_raw_find(const struct gm_raw *r, int type)
+{
+	return r->data ? nla_find(r->data, r->len, type) : NULL;
+}
+
+bool gm_raw_uint(const struct gm_raw *r, int type, uint64_t *v)
+{
+	const struct nlattr *a = gm_raw_find(r, type);
+
+	if (!a)
+		return false;
+	switch (nla_len(a)) {
+	case 1: *v = *(const uint8_t *)nla_data(a); break;
+	case 2: *v = *(const uint16_t *)nla_data(a); break;
+	case 4: *v = *(const uint32_t *)nla_data(a); break;
+	case 8: memcpy(v, nla_data(a), sizeof(*v)); break;
+	default: return false;	/* not an integer */
+	}
+	return true;
+}
+
+const char *gm_raw_str(const struct gm_raw *r, int type)
+{
+	const struct nlattr *a = gm_raw_find(r, type);
+
+	/* a string the policy did not check (NLA_STRING) is not trusted */
+	if (!a || nla_len(a) < 1 || ((const char *)nla_data(a))[nla_len(a) - 1] != '\0')
+		return NULL;
+	return nla_data(a);
+}
+
+void gm_raw_free(struct gm_raw *r)
+{
+	free(r->data);
+	r->data = NULL;
+	r->len = 0;
 }
 
 #define for_each_top_attr(pos, msg, rem)                                              \
@@ -225,10 +153,15 @@ static int grow(void **v, size_t *n, size_t *cap, size_t sz)
 
 static void dev_free(struct gm_dev *d)
 {
+	size_t r;
+
 	free(d->name);
 	free(d->driver);
 	free(d->unique);
+	for (r = 0; r < d->nregions; r++)
+		gm_raw_free(&d->regions[r].raw);
 	free(d->regions);
+	gm_raw_free(&d->raw);
 	free(d->desc);
 	memset(d, 0, sizeof(*d));
 }
@@ -240,7 +173,7 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 	int rem, ret;
 
 	memset(d, 0, sizeof(*d));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_DEV_MAX, dev_policy) < 0 ||
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_DEV_MAX, gm_spec_dev_policy) < 0 ||
 	    !tb[GPUMEM_A_DEV_ID])
 		return -EPROTO;
 	d->id = nla_get_u32(tb[GPUMEM_A_DEV_ID]);
@@ -251,7 +184,7 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 	if (tb[GPUMEM_A_DEV_DESC])
 		d->desc = dup_str(tb[GPUMEM_A_DEV_DESC]);
 	if (!d->name || !d->driver || !d->unique ||
-	    (tb[GPUMEM_A_DEV_DESC] && !d->desc)) {
+	    (tb[GPUMEM_A_DEV_DESC] && !d->desc) || raw_keep(&d->raw, MSG_ATTRS(msg))) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -261,7 +194,7 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 
 		if (nla_type(pos) != GPUMEM_A_DEV_REGION)
 			continue;
-		if (nla_parse_nested(rtb, GPUMEM_A_DEV_REGION_MAX, pos, dev_region_policy) < 0 ||
+		if (nla_parse_nested(rtb, GPUMEM_A_DEV_REGION_MAX, pos, gm_spec_dev_region_policy) < 0 ||
 		    !rtb[GPUMEM_A_DEV_REGION_REGION]) {
 			ret = -EPROTO;
 			goto fail;
@@ -270,7 +203,12 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 			ret = -ENOMEM;
 			goto fail;
 		}
-		r = &d->regions[d->nregions++];
+		r = &d->regions[d->nregions];
+		if (raw_keep(&r->raw, nla_data(pos), nla_len(pos))) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		d->nregions++;
 		r->region = nla_get_u32(rtb[GPUMEM_A_DEV_REGION_REGION]);
 		r->has_capacity = rtb[GPUMEM_A_DEV_REGION_CAPACITY] != NULL;
 		r->capacity = get_u64(rtb[GPUMEM_A_DEV_REGION_CAPACITY]);
@@ -287,6 +225,7 @@ static void proc_free(struct gm_proc *p)
 {
 	free(p->comm);
 	free(p->cgroup);
+	gm_raw_free(&p->raw);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -296,7 +235,7 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	int rem;
 
 	memset(p, 0, sizeof(*p));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_PROC_MAX, proc_policy) < 0 ||
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_PROC_MAX, gm_spec_proc_policy) < 0 ||
 	    !tb[GPUMEM_A_PROC_PID] || !tb[GPUMEM_A_PROC_DEV_ID])
 		return -EPROTO;
 	p->pid = nla_get_u32(tb[GPUMEM_A_PROC_PID]);
@@ -312,7 +251,8 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	p->comm = dup_str(tb[GPUMEM_A_PROC_COMM]);
 	if (tb[GPUMEM_A_PROC_CGROUP_PATH])
 		p->cgroup = dup_str(tb[GPUMEM_A_PROC_CGROUP_PATH]);
-	if (!p->comm || (tb[GPUMEM_A_PROC_CGROUP_PATH] && !p->cgroup)) {
+	if (!p->comm || (tb[GPUMEM_A_PROC_CGROUP_PATH] && !p->cgroup) ||
+	    raw_keep(&p->raw, MSG_ATTRS(msg))) {
 		proc_free(p);
 		return -ENOMEM;
 	}
@@ -322,7 +262,7 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 
 		if (nla_type(pos) != GPUMEM_A_PROC_USAGE)
 			continue;
-		if (nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, usage_policy) < 0 ||
+		if (nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, gm_spec_usage_policy) < 0 ||
 		    !utb[GPUMEM_A_USAGE_REGION]) {
 			proc_free(p);
 			return -EPROTO;
@@ -334,9 +274,10 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	return 0;
 }
 
-static void buf_free(struct gm_buf *b)
+void gm_buf_free(struct gm_buf *b)
 {
 	free(b->holders);
+	gm_raw_free(&b->raw);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -347,25 +288,25 @@ int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b)
 	int rem;
 
 	memset(b, 0, sizeof(*b));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_BUF_MAX, buf_policy) < 0 ||
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_BUF_MAX, gm_spec_buf_policy) < 0 ||
 	    !tb[GPUMEM_A_BUF_DEV_ID] || !tb[GPUMEM_A_BUF_OWNER] || !tb[GPUMEM_A_BUF_HANDLE])
 		return -EPROTO;
 	b->dev_id = nla_get_u32(tb[GPUMEM_A_BUF_DEV_ID]);
-	b->owner = nla_get_u32(tb[GPUMEM_A_BUF_OWNER]);
 	b->handle = nla_get_u32(tb[GPUMEM_A_BUF_HANDLE]);
 	b->size = get_u64(tb[GPUMEM_A_BUF_SIZE]);
 	b->region = get_u32(tb[GPUMEM_A_BUF_REGION]);
-	b->has_mem_type = tb[GPUMEM_A_BUF_MEM_TYPE] != NULL;
-	b->mem_type = get_u32(tb[GPUMEM_A_BUF_MEM_TYPE]);
-	b->shared = tb[GPUMEM_A_BUF_SHARED] && nla_get_u8(tb[GPUMEM_A_BUF_SHARED]);
+	if (raw_keep(&b->raw, MSG_ATTRS(msg)))
+		return -ENOMEM;
 	for_each_top_attr(pos, msg, rem)
 		if (nla_type(pos) == GPUMEM_A_BUF_HOLDER)
 			n++;
 	if (!n)
 		return 0;
 	b->holders = calloc(n, sizeof(*b->holders));
-	if (!b->holders)
+	if (!b->holders) {
+		gm_buf_free(b);
 		return -ENOMEM;
+	}
 	for_each_top_attr(pos, msg, rem)
 		if (nla_type(pos) == GPUMEM_A_BUF_HOLDER)
 			b->holders[b->nholders++] = nla_get_u32(pos);
@@ -377,21 +318,20 @@ int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s)
 	struct nlattr *tb[GPUMEM_A_STATS_MAX + 1];
 
 	memset(s, 0, sizeof(*s));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_STATS_MAX, stats_policy) < 0)
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_STATS_MAX, gm_spec_stats_policy) < 0)
 		return -EPROTO;
-	s->walks = get_u64(tb[GPUMEM_A_STATS_WALKS]);
-	s->walks_failed = get_u64(tb[GPUMEM_A_STATS_WALKS_FAILED]);
-	s->last_walk_ns = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_NS]);
-	s->last_walk_clients = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_CLIENTS]);
-	s->last_walk_bos = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_BOS]);
-	s->last_walk_skipped = get_u64(tb[GPUMEM_A_STATS_LAST_WALK_SKIPPED]);
-	s->devices = get_u32(tb[GPUMEM_A_STATS_DEVICES]);
-	return 0;
+	return raw_keep(&s->raw, MSG_ATTRS(msg));
+}
+
+void gm_stats_free(struct gm_stats *s)
+{
+	gm_raw_free(&s->raw);
 }
 
 void gm_limit_free(struct gm_limit *l)
 {
 	free(l->cgroup);
+	gm_raw_free(&l->raw);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -400,7 +340,7 @@ int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l)
 	struct nlattr *tb[GPUMEM_A_LIMIT_MAX + 1];
 
 	memset(l, 0, sizeof(*l));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_LIMIT_MAX, limit_policy) < 0 ||
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_LIMIT_MAX, gm_spec_limit_policy) < 0 ||
 	    !tb[GPUMEM_A_LIMIT_CGROUP_ID])
 		return -EPROTO;
 	l->cgroup_id = nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID]);
@@ -423,6 +363,10 @@ int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l)
 		if (!l->cgroup)
 			return -ENOMEM;
 	}
+	if (raw_keep(&l->raw, MSG_ATTRS(msg))) {
+		gm_limit_free(l);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -430,6 +374,7 @@ void gm_event_free(struct gm_event *e)
 {
 	free(e->cgroup);
 	free(e->comm);
+	gm_raw_free(&e->raw);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -438,7 +383,7 @@ int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
 	struct nlattr *tb[GPUMEM_A_EVENT_MAX + 1];
 
 	memset(e, 0, sizeof(*e));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_EVENT_MAX, event_policy) < 0)
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_EVENT_MAX, gm_spec_event_policy) < 0)
 		return -EPROTO;
 #define TAKE(field, attr, get)                                  \
 	do {                                                    \
@@ -463,7 +408,8 @@ int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
 		e->cgroup = dup_str(tb[GPUMEM_A_EVENT_CGROUP_PATH]);
 	if (tb[GPUMEM_A_EVENT_COMM])
 		e->comm = dup_str(tb[GPUMEM_A_EVENT_COMM]);
-	if ((tb[GPUMEM_A_EVENT_CGROUP_PATH] && !e->cgroup) || (tb[GPUMEM_A_EVENT_COMM] && !e->comm)) {
+	if ((tb[GPUMEM_A_EVENT_CGROUP_PATH] && !e->cgroup) || (tb[GPUMEM_A_EVENT_COMM] && !e->comm) ||
+	    raw_keep(&e->raw, MSG_ATTRS(msg))) {
 		gm_event_free(e);
 		return -ENOMEM;
 	}
@@ -472,57 +418,100 @@ int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
 
 /* --- requests ---------------------------------------------------------- */
 
-static int dev_cb(struct nl_msg *msg, void *arg)
+/*
+ * One dump: the request (put adds its filters), every reply message parsed
+ * into one more element of a list, the whole dump asked again when the
+ * kernel marks it interrupted (NLM_F_DUMP_INTR: its lists changed half-way)
+ * up to GM_DUMP_TRIES times. Lists are a struct { T *v; size_t n, cap; }.
+ */
+struct dump_list {
+	void **v;
+	size_t *n, *cap;
+};
+
+struct dump_ops {
+	size_t size;	/* of one element */
+	int (*parse)(struct nl_msg *msg, void *elem);
+	void (*free)(void *elem);
+};
+
+struct dump_ctx {
+	const struct dump_ops *ops;
+	struct dump_list l;
+};
+
+static int dump_cb(struct nl_msg *msg, void *arg)
 {
-	struct gm_dev_list *l = arg;
+	struct dump_ctx *c = arg;
 	int ret;
 
-	if (grow((void **)&l->v, &l->n, &l->cap, sizeof(*l->v)))
+	if (grow(c->l.v, c->l.n, c->l.cap, c->ops->size))
 		return -ENOMEM;
-	ret = gm_parse_dev(msg, &l->v[l->n]);
+	ret = c->ops->parse(msg, (char *)*c->l.v + *c->l.n * c->ops->size);
 	if (ret == 0)
-		l->n++;
+		(*c->l.n)++;
 	return ret;
 }
 
-static int proc_cb(struct nl_msg *msg, void *arg)
+static void dump_free(struct dump_ctx *c)
 {
-	struct gm_proc_list *l = arg;
-	int ret;
+	size_t i;
 
-	if (grow((void **)&l->v, &l->n, &l->cap, sizeof(*l->v)))
-		return -ENOMEM;
-	ret = gm_parse_proc(msg, &l->v[l->n]);
-	if (ret == 0)
-		l->n++;
+	for (i = 0; i < *c->l.n; i++)
+		c->ops->free((char *)*c->l.v + i * c->ops->size);
+	free(*c->l.v);
+	*c->l.v = NULL;
+	*c->l.n = *c->l.cap = 0;
+}
+
+static int no_memory(struct gm_nl *nl)
+{
+	nl->error = ENOMEM;
+	return -ENOMEM;
+}
+
+static int gm_dump(struct gm_nl *nl, uint8_t cmd, int (*put)(struct nl_msg *req, const void *arg),
+		   const void *put_arg, const struct dump_ops *ops, struct dump_list l)
+{
+	struct dump_ctx c = { .ops = ops, .l = l };
+	int ret = 0, i;
+
+	*l.v = NULL;
+	*l.n = *l.cap = 0;
+	for (i = 0; i < GM_DUMP_TRIES; i++) {
+		struct nl_msg *req = gm_nl_request(nl, cmd, true);
+
+		if (!req)
+			return no_memory(nl);
+		if (put && put(req, put_arg) < 0) {
+			nlmsg_free(req);
+			return no_memory(nl);
+		}
+		ret = gm_nl_run(nl, req, dump_cb, &c);
+		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
+			break;
+		dump_free(&c);
+	}
+	if (ret)
+		dump_free(&c);
 	return ret;
 }
 
-static int buf_cb(struct nl_msg *msg, void *arg)
-{
-	struct gm_buf_list *l = arg;
-	int ret;
+#define DUMP_LIST(list) ((struct dump_list){ (void **)&(list)->v, &(list)->n, &(list)->cap })
 
-	if (grow((void **)&l->v, &l->n, &l->cap, sizeof(*l->v)))
-		return -ENOMEM;
-	ret = gm_parse_buf(msg, &l->v[l->n]);
-	if (ret == 0)
-		l->n++;
-	return ret;
-}
+static void dev_free_v(void *d) { dev_free(d); }
+static void proc_free_v(void *p) { proc_free(p); }
+static void buf_free_v(void *b) { gm_buf_free(b); }
+static void limit_free_v(void *l) { gm_limit_free(l); }
+static int parse_dev_v(struct nl_msg *m, void *d) { return gm_parse_dev(m, d); }
+static int parse_proc_v(struct nl_msg *m, void *p) { return gm_parse_proc(m, p); }
+static int parse_buf_v(struct nl_msg *m, void *b) { return gm_parse_buf(m, b); }
+static int parse_limit_v(struct nl_msg *m, void *l) { return gm_parse_limit(m, l); }
 
-static int limit_list_cb(struct nl_msg *msg, void *arg)
-{
-	struct gm_limit_list *l = arg;
-	int ret;
-
-	if (grow((void **)&l->v, &l->n, &l->cap, sizeof(*l->v)))
-		return -ENOMEM;
-	ret = gm_parse_limit(msg, &l->v[l->n]);
-	if (ret == 0)
-		l->n++;
-	return ret;
-}
+static const struct dump_ops dev_ops = { sizeof(struct gm_dev), parse_dev_v, dev_free_v };
+static const struct dump_ops proc_ops = { sizeof(struct gm_proc), parse_proc_v, proc_free_v };
+static const struct dump_ops buf_ops = { sizeof(struct gm_buf), parse_buf_v, buf_free_v };
+static const struct dump_ops limit_ops = { sizeof(struct gm_limit), parse_limit_v, limit_free_v };
 
 struct limit_one { struct gm_limit *out; int n; bool parsed; };
 
@@ -540,13 +529,8 @@ static int limit_one_cb(struct nl_msg *msg, void *arg)
 
 static int stats_cb(struct nl_msg *msg, void *arg)
 {
+	gm_stats_free(arg);	/* a "do" has one reply; the last one counts */
 	return gm_parse_stats(msg, arg);
-}
-
-static int no_memory(struct gm_nl *nl)
-{
-	nl->error = ENOMEM;
-	return -ENOMEM;
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -558,87 +542,63 @@ static int cmp_dev(const void *a, const void *b)
 
 int gm_get_devices(struct gm_nl *nl, struct gm_dev_list *out)
 {
-	int ret = 0, i;
+	int ret = gm_dump(nl, GPUMEM_CMD_DEV_GET, NULL, NULL, &dev_ops, DUMP_LIST(out));
 
-	for (i = 0; i < GM_DUMP_TRIES; i++) {
-		struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_DEV_GET, true);
-
-		memset(out, 0, sizeof(*out));
-		if (!req)
-			return no_memory(nl);
-		ret = gm_nl_run(nl, req, dev_cb, out);
-		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
-			break;
-		gm_dev_list_free(out);
-	}
-	if (ret)
-		gm_dev_list_free(out);
-	else if (out->n)
+	if (!ret && out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_dev);
 	return ret;
 }
 
+static int put_proc_filter(struct nl_msg *req, const void *arg)
+{
+	const struct gm_proc_filter *f = arg;
+
+	if ((f->has_pid && nla_put_u32(req, GPUMEM_A_PROC_PID, f->pid) < 0) ||
+	    (f->has_dev && nla_put_u32(req, GPUMEM_A_PROC_DEV_ID, f->dev_id) < 0) ||
+	    (f->has_cgroup && nla_put_u64(req, GPUMEM_A_PROC_CGROUP_ID, f->cgroup_id) < 0) ||
+	    (f->held && nla_put_u32(req, GPUMEM_A_PROC_VIEW, GPUMEM_PROC_VIEW_HELD) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
 int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_proc_list *out)
 {
-	int ret = 0, i;
+	return gm_dump(nl, GPUMEM_CMD_PROC_GET, put_proc_filter, f, &proc_ops, DUMP_LIST(out));
+}
 
-	for (i = 0; i < GM_DUMP_TRIES; i++) {
-		struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_PROC_GET, true);
+struct buf_filter { uint32_t owner; bool has_dev; uint32_t dev_id; };
 
-		memset(out, 0, sizeof(*out));
-		if (!req)
-			return no_memory(nl);
-		if ((f->has_pid && nla_put_u32(req, GPUMEM_A_PROC_PID, f->pid) < 0) ||
-		    (f->has_dev && nla_put_u32(req, GPUMEM_A_PROC_DEV_ID, f->dev_id) < 0) ||
-		    (f->has_cgroup && nla_put_u64(req, GPUMEM_A_PROC_CGROUP_ID, f->cgroup_id) < 0) ||
-		    (f->held && nla_put_u32(req, GPUMEM_A_PROC_VIEW, GPUMEM_PROC_VIEW_HELD) < 0)) {
-			nlmsg_free(req);
-			return no_memory(nl);
-		}
-		ret = gm_nl_run(nl, req, proc_cb, out);
-		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
-			break;
-		gm_proc_list_free(out);
-	}
-	if (ret)
-		gm_proc_list_free(out);
-	return ret;
+static int put_buf_filter(struct nl_msg *req, const void *arg)
+{
+	const struct buf_filter *f = arg;
+
+	if (nla_put_u32(req, GPUMEM_A_BUF_OWNER, f->owner) < 0 ||
+	    (f->has_dev && nla_put_u32(req, GPUMEM_A_BUF_DEV_ID, f->dev_id) < 0))
+		return -ENOMEM;
+	return 0;
 }
 
 int gm_get_bufs(struct gm_nl *nl, uint32_t owner, bool has_dev, uint32_t dev_id,
 		struct gm_buf_list *out)
 {
-	int ret = 0, i;
+	struct buf_filter f = { owner, has_dev, dev_id };
 
-	for (i = 0; i < GM_DUMP_TRIES; i++) {
-		struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_BUF_GET, true);
-
-		memset(out, 0, sizeof(*out));
-		if (!req)
-			return no_memory(nl);
-		if (nla_put_u32(req, GPUMEM_A_BUF_OWNER, owner) < 0 ||
-		    (has_dev && nla_put_u32(req, GPUMEM_A_BUF_DEV_ID, dev_id) < 0)) {
-			nlmsg_free(req);
-			return no_memory(nl);
-		}
-		ret = gm_nl_run(nl, req, buf_cb, out);
-		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
-			break;
-		gm_buf_list_free(out);
-	}
-	if (ret)
-		gm_buf_list_free(out);
-	return ret;
+	return gm_dump(nl, GPUMEM_CMD_BUF_GET, put_buf_filter, &f, &buf_ops, DUMP_LIST(out));
 }
 
 int gm_get_stats(struct gm_nl *nl, struct gm_stats *out)
 {
 	struct nl_msg *req = gm_nl_request(nl, GPUMEM_CMD_STATS_GET, false);
 
+	int ret;
+
 	memset(out, 0, sizeof(*out));
 	if (!req)
 		return no_memory(nl);
-	return gm_nl_run(nl, req, stats_cb, out);
+	ret = gm_nl_run(nl, req, stats_cb, out);
+	if (ret)
+		gm_stats_free(out);
+	return ret;
 }
 
 /* The attributes that name a limit; -ENOMEM if they do not fit. */
@@ -706,22 +666,9 @@ int gm_limit_del(struct gm_nl *nl, const struct gm_limit_key *key)
 
 static int limit_dump(struct gm_nl *nl, uint8_t cmd, struct gm_limit_list *out)
 {
-	int ret = 0, i;
+	int ret = gm_dump(nl, cmd, NULL, NULL, &limit_ops, DUMP_LIST(out));
 
-	for (i = 0; i < GM_DUMP_TRIES; i++) {
-		struct nl_msg *req = gm_nl_request(nl, cmd, true);
-
-		memset(out, 0, sizeof(*out));
-		if (!req)
-			return no_memory(nl);
-		ret = gm_nl_run(nl, req, limit_list_cb, out);
-		if (ret || !nl->interrupted || i + 1 == GM_DUMP_TRIES)
-			break;
-		gm_limit_list_free(out);
-	}
-	if (ret)
-		gm_limit_list_free(out);
-	else
+	if (!ret)
 		gm_limits_sort(out);
 	return ret;
 }
@@ -823,7 +770,7 @@ void gm_buf_list_free(struct gm_buf_list *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		buf_free(&l->v[i]);
+		gm_buf_free(&l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }

@@ -12,17 +12,42 @@
 
 #include "nl.h"
 
-#define GM_NREGIONS 4	/* vram, gtt, system, other (enum gpumem_region) */
+#include "../uapi/gpumem.h"
 
-/* "vram", "gtt", "system", "other"; NULL for a value this tool does not know */
+/* vram, gtt, system, other: the values of enum gpumem_region (uapi) */
+#define GM_NREGIONS (GPUMEM_REGION_MAX + 1)
+
+/* "vram", "gtt", "system", "other"; NULL for a value the spec does not name */
 const char *gm_region_name(uint32_t region);
 /* the name, or the number for an unknown region ("7"); buf: 12 bytes */
 const char *gm_region_label(uint32_t region, char *buf);
+
+/*
+ * The attributes of one reply message (or nest) as the kernel sent them,
+ * checked against the spec's policy (nlspec.c): a field of a command's list
+ * reads any of them by type (fields.h, gm_get_attr_*), so showing a new
+ * attribute of a reply needs no member in the structs below and no line in
+ * their parsers. The named members are for what gpumemctl computes with
+ * (sorting, filtering, looking devices up, sums).
+ */
+struct gm_raw {
+	void *data;	/* a copy of the attributes (NULL: none) */
+	int len;
+};
+
+/* attribute TYPE of r, or NULL when it was not sent */
+const struct nlattr *gm_raw_find(const struct gm_raw *r, int type);
+/* an integer attribute (u8 to u64, by its length); false when not sent */
+bool gm_raw_uint(const struct gm_raw *r, int type, uint64_t *v);
+/* a string attribute (NUL-terminated: the policy checked); NULL when not sent */
+const char *gm_raw_str(const struct gm_raw *r, int type);
+void gm_raw_free(struct gm_raw *r);
 
 struct gm_dev_region {
 	uint32_t region;
 	bool has_capacity, has_used;
 	uint64_t capacity, used;
+	struct gm_raw raw;	/* the dev-region nest */
 };
 
 struct gm_dev {
@@ -35,6 +60,7 @@ struct gm_dev {
 	/* from libdrm's sysfs look-up (drminfo.c), never opening the device */
 	bool has_pci;
 	uint16_t pci_vendor, pci_device;
+	struct gm_raw raw;	/* the dev message (the region nests among them) */
 };
 
 struct gm_proc {
@@ -49,23 +75,22 @@ struct gm_proc {
 	uint32_t bos;
 	uint32_t skipped;	/* held view: buffers busy, in no figure */
 	bool held;		/* the held view (walk), else the charged view */
+	struct gm_raw raw;
 };
 
+/* owner, mem-type, shared: in raw only (`buffers` shows them, nothing else uses them) */
 struct gm_buf {
-	uint32_t dev_id, owner, handle;
+	uint32_t dev_id, handle;
 	uint64_t size;
 	uint32_t region;
-	bool has_mem_type;
-	uint32_t mem_type;
-	bool shared;
 	uint32_t *holders;
 	size_t nholders;
+	struct gm_raw raw;
 };
 
+/* STATS_GET's reply: nothing is computed with it, `stats` shows its attributes */
 struct gm_stats {
-	uint64_t walks, walks_failed, last_walk_ns, last_walk_clients, last_walk_bos;
-	uint64_t last_walk_skipped;
-	uint32_t devices;
+	struct gm_raw raw;
 };
 
 /*
@@ -82,6 +107,7 @@ struct gm_limit {
 	uint64_t max, high;
 	uint32_t mode;		/* enum gpumem_limit_mode */
 	uint64_t usage, denied;
+	struct gm_raw raw;
 };
 
 /* What names a limit: cgroup, device (or all) and region. */
@@ -111,6 +137,7 @@ struct gm_event {
 	uint32_t pid, dev_id, region, mode;
 	uint64_t requested, usage, limit, suppressed;
 	bool denied;
+	struct gm_raw raw;
 };
 
 struct gm_dev_list { struct gm_dev *v; size_t n, cap; };
@@ -125,9 +152,12 @@ struct gm_proc_filter {
 	bool held;	/* ask for the held view (a walk) instead of the counters */
 };
 
-/* Requests: 0 or -errno (details in nl; gm_nl_report() prints them). */
+/*
+ * Requests: 0 or -errno, with the kernel's error and extack message in nl
+ * (what to tell the user is the commands' business: gm_report()). Every
+ * dump is asked again when the kernel marks it interrupted.
+ */
 int gm_get_devices(struct gm_nl *nl, struct gm_dev_list *out);
-int gm_get_device(struct gm_nl *nl, uint32_t id, struct gm_dev_list *out);
 int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_proc_list *out);
 int gm_get_bufs(struct gm_nl *nl, uint32_t owner, bool has_dev, uint32_t dev_id,
 		struct gm_buf_list *out);
@@ -148,13 +178,16 @@ int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s);
 int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l);
 int gm_parse_event(struct nl_msg *msg, struct gm_event *e);
 
-/* name of attribute TYPE in CMD's request, for error messages (nl->attr_name) */
-const char *gm_attr_name(uint8_t cmd, int type);
-
-/* "enforce", "monitor"; NULL for a value this tool does not know */
+/*
+ * The names of enum values, from the spec (nlspec.c, generated): NULL for a
+ * value the spec does not name (a newer module's).
+ */
+/* "enforce", "monitor" */
 const char *gm_mode_name(uint32_t mode);
-/* "quota-exceeded", "high-crossed", "device-threshold"; NULL if unknown */
+/* "quota-exceeded", "high-crossed", "device-threshold" */
 const char *gm_event_type_name(uint32_t type);
+/* "charged", "held" */
+const char *gm_view_name(uint32_t view);
 
 /* sort by cgroup path (then id), all devices before each device, region */
 void gm_limits_sort(struct gm_limit_list *l);
@@ -166,7 +199,9 @@ const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
 
 void gm_dev_list_free(struct gm_dev_list *l);
 void gm_proc_list_free(struct gm_proc_list *l);
+void gm_buf_free(struct gm_buf *b);
 void gm_buf_list_free(struct gm_buf_list *l);
+void gm_stats_free(struct gm_stats *s);
 void gm_limit_free(struct gm_limit *l);
 void gm_limit_list_free(struct gm_limit_list *l);
 void gm_event_free(struct gm_event *e);

@@ -6,11 +6,13 @@
 #include "quota.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../uapi/gpumem.h"
+#include "fields.h"
 
 const char *gm_limit_device(const struct gm_limit *l, char *buf)
 {
@@ -31,87 +33,133 @@ static const char *mode_label(uint32_t mode, char *buf)
 	return buf;
 }
 
-int gm_limits_table(FILE *f, const struct gm_limit_list *l, bool exact)
+static void get_cgroup(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
-	static const char *const hdr[] = {
-		"DEVICE", "REGION", "USAGE", "MAX", "HIGH", "USE%", "MODE", "DENIED", "CGROUP",
-	};
-	char usage[FMT_BYTES_LEN], max[FMT_BYTES_LEN], high[FMT_BYTES_LEN], pct[16];
-	char dev[16], rb[12], mb[12], denied[24], id[32];
-	struct table t;
-	size_t i;
-	int ret = 0;
+	const struct gm_limit *x = obj;
 
-	tbl_init(&t, 9, hdr, "llrrrrlrl");
-	for (i = 0; i < l->n && !ret; i++) {
-		const struct gm_limit *x = &l->v[i];
-		const char *row[9] = {
-			gm_limit_device(x, dev), gm_region_label(x->region, rb),
-			x->has_usage ? fmt_bytes(usage, sizeof(usage), x->usage, exact) : NULL,
-			x->has_max ? fmt_bytes(max, sizeof(max), x->max, exact) : NULL,
-			x->has_high ? fmt_bytes(high, sizeof(high), x->high, exact) : NULL,
-			NULL,
-			x->has_mode ? mode_label(x->mode, mb) : NULL,
-			NULL,
-			x->cgroup,
-		};
-
-		if (x->has_usage && x->has_max && x->max) {
-			snprintf(pct, sizeof(pct), "%.1f%%", 100.0 * (double)x->usage / (double)x->max);
-			row[5] = pct;
-		}
-		if (x->has_denied) {
-			snprintf(denied, sizeof(denied), "%" PRIu64, x->denied);
-			row[7] = denied;
-		}
-		if (!x->cgroup) {	/* the kernel did not know the path */
-			snprintf(id, sizeof(id), "(id %" PRIu64 ")", x->cgroup_id);
-			row[8] = id;
-		}
-		ret = tbl_add(&t, row);
+	(void)f;
+	v->kind = GM_V_STR;
+	v->s = x->cgroup;
+	if (!x->cgroup) {	/* the kernel did not know the path */
+		snprintf(buf, GM_FIELD_BUF, "(id %" PRIu64 ")", x->cgroup_id);
+		v->s = buf;
 	}
-	if (!ret)
-		tbl_print(&t, f, 0);
-	tbl_free(&t);
-	return ret;
 }
 
-static void kv_opt_u64(struct jw *w, const char *key, bool has, uint64_t v)
+static void get_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
-	if (has)
-		jw_kv_u64(w, key, v);
-	else
-		jw_kv_null(w, key);
+	(void)f;
+	v->kind = GM_V_STR;
+	v->s = gm_limit_device(obj, buf);
+}
+
+static void get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_limit *x = obj;
+
+	(void)f;
+	v->kind = GM_V_STR;
+	v->s = gm_region_label(x->region, buf);
+}
+
+/* the optional u64s of a limit row: arg names which */
+enum { L_USAGE, L_MAX, L_HIGH, L_DENIED };
+
+static void get_opt(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_limit *x = obj;
+	bool has[] = { x->has_usage, x->has_max, x->has_high, x->has_denied };
+	uint64_t val[] = { x->usage, x->max, x->high, x->denied };
+
+	(void)buf;
+	if (has[f->arg]) {
+		v->kind = f->arg == L_DENIED ? GM_V_U64 : GM_V_BYTES;
+		v->u = val[f->arg];
+	}
+}
+
+static void get_use(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_limit *x = obj;
+
+	(void)f;
+	if (x->has_usage && x->has_max && x->max) {
+		snprintf(buf, GM_FIELD_BUF, "%.1f%%", 100.0 * (double)x->usage / (double)x->max);
+		v->kind = GM_V_STR;
+		v->s = buf;
+	}
+}
+
+static void get_mode(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_limit *x = obj;
+
+	(void)f;
+	if (x->has_mode) {
+		v->kind = GM_V_STR;
+		v->s = mode_label(x->mode, buf);
+	}
+}
+
+/*
+ * A limit or cgroup usage row (struct gm_limit), once for the tables, JSON
+ * (limit, cgroups) and Prometheus (export). The table shows the cgroup's
+ * path, or its id when the kernel did not know the path, last; JSON has
+ * both, the path null when not known.
+ */
+static const struct gm_field limit_fields[] = {
+	{ .title = "CGROUP", .label = "cgroup", .flags = GM_F_TAIL, .get = get_cgroup },
+	{ .key = "cgroup_id", .get = gm_get_u64, .arg = offsetof(struct gm_limit, cgroup_id) },
+	{ .key = "cgroup", .get = gm_get_str, .arg = offsetof(struct gm_limit, cgroup) },
+	{ .title = "DEVICE", .key = "device", .label = "device", .get = get_device },
+	{ .title = "REGION", .key = "region", .label = "region", .get = get_region },
+	{ .title = "USAGE", .align = 'r', .key = "usage", .get = get_opt, .arg = L_USAGE,
+	  .metric = "gpumem_cgroup_usage_bytes",
+	  .help = "GPU memory charged to a cgroup and its descendants, per device and region." },
+	{ .title = "MAX", .align = 'r', .key = "max", .get = get_opt, .arg = L_MAX,
+	  .metric = "gpumem_cgroup_limit_bytes", .xlabel = "kind", .xvalue = "max",
+	  .help = "GPU memory limit of a cgroup (max: placements beyond it are denied in "
+		  "enforce mode; high: crossing it is reported)." },
+	{ .title = "HIGH", .align = 'r', .key = "high", .get = get_opt, .arg = L_HIGH,
+	  .metric = "gpumem_cgroup_limit_bytes", .xlabel = "kind", .xvalue = "high" },
+	{ .title = "USE%", .align = 'r', .get = get_use },
+	{ .title = "MODE", .key = "mode", .get = get_mode },
+	{ .title = "DENIED", .align = 'r', .key = "denied", .get = get_opt, .arg = L_DENIED },
+};
+
+struct gm_fields gm_limit_fieldset(bool exact)
+{
+	return (struct gm_fields){
+		.v = limit_fields, .n = sizeof(limit_fields) / sizeof(*limit_fields), .exact = exact,
+	};
+}
+
+int gm_limits_table(FILE *f, const struct gm_limit_list *l, bool exact)
+{
+	struct gm_fields fs = gm_limit_fieldset(exact);
+
+	return gm_fields_table(f, &fs, l->v, l->n, sizeof(*l->v), 0);
 }
 
 void gm_limit_json(struct jw *w, const struct gm_limit *l)
 {
-	char dev[16], rb[12], mb[12];
+	struct gm_fields fs = gm_limit_fieldset(true);
 
-	jw_object_begin(w);
-	jw_kv_u64(w, "cgroup_id", l->cgroup_id);
-	jw_kv_string(w, "cgroup", l->cgroup);
-	jw_kv_string(w, "device", gm_limit_device(l, dev));
-	jw_kv_string(w, "region", gm_region_label(l->region, rb));
-	kv_opt_u64(w, "usage", l->has_usage, l->usage);
-	kv_opt_u64(w, "max", l->has_max, l->max);
-	kv_opt_u64(w, "high", l->has_high, l->high);
-	jw_kv_string(w, "mode", l->has_mode ? mode_label(l->mode, mb) : NULL);
-	kv_opt_u64(w, "denied", l->has_denied, l->denied);
-	jw_object_end(w);
+	gm_fields_json(w, &fs, l);
 }
 
 void gm_limits_json(FILE *f, const struct gm_limit_list *l)
 {
-	struct jw w;
-	size_t i;
+	struct gm_fields fs = gm_limit_fieldset(true);
 
-	jw_init(&w, f);
-	jw_array_begin(&w);
-	for (i = 0; i < l->n; i++)
-		gm_limit_json(&w, &l->v[i]);
-	jw_array_end(&w);
-	jw_finish(&w);
+	gm_fields_json_array(f, &fs, l->v, l->n, sizeof(*l->v));
+}
+
+void gm_limits_prom(FILE *f, const struct gm_limit_list *l)
+{
+	struct gm_fields fs = gm_limit_fieldset(true);
+
+	gm_fields_prom(f, &fs, l->v, l->n, sizeof(*l->v));
 }
 
 /* --- events ------------------------------------------------------------ */
@@ -166,109 +214,223 @@ static const char *type_label(const struct gm_event *e, char *buf)
 	return buf;
 }
 
-static void put_safe(FILE *f, const char *s)
-{
-	char *t = term_safe(s);
+/* An event as received: the fields below read it through e (GM_VIA). */
+struct event_view {
+	const struct gm_event *e;
+	const struct timespec *when;
+	uint64_t missed;
+};
 
-	fputs(t ? t : "?", f);
-	free(t);
+#define EV GM_VIA(struct event_view, e)
+
+/* JSON: UTC, RFC 3339 with milliseconds; text: the local time */
+static void ev_time(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct event_view *ev = obj;
+	time_t t = ev->when->tv_sec;
+	char *local = buf + GM_FIELD_BUF / 2;
+	struct tm tm;
+
+	(void)f;
+	if (gmtime_r(&t, &tm) && strftime(buf, GM_FIELD_BUF / 2, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf + strlen(buf), GM_FIELD_BUF / 2 - strlen(buf), ".%03ldZ",
+			 ev->when->tv_nsec / 1000000L);
+	else
+		snprintf(buf, GM_FIELD_BUF / 2, "%lld", (long long)t);
+	v->kind = GM_V_STR;
+	v->s = buf;
+	v->text = gm_local_time(local, GM_FIELD_BUF / 2, ev->when);
+}
+
+static void ev_missed(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	(void)f;
+	(void)buf;
+	v->kind = GM_V_U64;
+	v->u = ((const struct event_view *)obj)->missed;
+}
+
+/* the optional numbers of an event: arg names which */
+enum { E_SEQ, E_CGROUP_ID, E_PID, E_REQUESTED, E_USAGE, E_LIMIT, E_SUPPRESSED };
+
+static void ev_num(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+	bool has[] = { e->has_seq, e->has_cgroup_id, e->has_pid, e->has_requested, e->has_usage,
+		       e->has_limit, true };
+	uint64_t val[] = { e->seq, e->cgroup_id, e->pid, e->requested, e->usage, e->limit,
+			   e->suppressed };
+
+	(void)buf;
+	if (!has[f->arg])
+		return;
+	v->kind = f->arg >= E_REQUESTED && f->arg <= E_LIMIT ? GM_V_BYTES : GM_V_U64;
+	v->u = val[f->arg];
+	if (f->arg == E_LIMIT)
+		v->word = limit_kind(e);
+}
+
+/* text: "event" when the type was not sent */
+static void ev_type(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	if (!e->has_type) {
+		v->text = "event";
+		return;
+	}
+	v->kind = GM_V_STR;
+	v->s = type_label(e, buf);
+}
+
+/* the path; text: "(id N)" when only the id is known */
+static void ev_cgroup(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	if (e->cgroup) {
+		v->kind = GM_V_STR;
+		v->s = e->cgroup;
+	} else if (e->has_cgroup_id) {
+		snprintf(buf, GM_FIELD_BUF, "(id %" PRIu64 ")", e->cgroup_id);
+		v->text = buf;
+	}
+}
+
+/* "cardN"; a limit on all devices: "all" ("all-devices" in text) */
+static void ev_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	if (!e->has_dev_id)
+		return;
+	v->kind = GM_V_STR;
+	if (e->dev_id == GM_EVENT_ALL_DEVICES) {
+		v->s = "all";
+		v->text = "all-devices";
+	} else {
+		snprintf(buf, GM_FIELD_BUF, "card%u", e->dev_id);
+		v->s = buf;
+	}
+}
+
+static void ev_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	if (e->has_region) {
+		v->kind = GM_V_STR;
+		v->s = gm_region_label(e->region, buf);
+	}
+}
+
+static void ev_mode(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	if (e->has_mode) {
+		v->kind = GM_V_STR;
+		v->s = mode_label(e->mode, buf);
+	}
+}
+
+static void ev_denied(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+
+	(void)f;
+	(void)buf;
+	if (e->has_denied) {
+		v->kind = GM_V_BOOL;
+		v->b = e->denied;
+	}
+}
+
+/*
+ * text: "denied"/"allowed" and the mode in parentheses for quota-exceeded
+ * and high-crossed events (for others only when denied), else the mode
+ */
+static void ev_verdict(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+	bool quota = e->has_type && (e->type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED ||
+				     e->type == GPUMEM_EVENT_TYPE_HIGH_CROSSED);
+	char mb[12];
+
+	(void)f;
+	if (quota || e->denied) {
+		snprintf(buf, GM_FIELD_BUF, "%s", e->denied ? "denied" : "allowed");
+		if (e->has_mode)
+			snprintf(buf + strlen(buf), GM_FIELD_BUF - strlen(buf), " (%s)",
+				 mode_label(e->mode, mb));
+	} else if (e->has_mode) {
+		snprintf(buf, GM_FIELD_BUF, "%s", mode_label(e->mode, mb));
+	} else {
+		return;
+	}
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
+/*
+ * A quota event, once for the line (fmt, clause: gm_fields_line) and the
+ * JSON object (key). An event attribute the CLI only shows is one line:
+ * { .key = ..., .fmt = ..., GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_...), EV,
+ *   .get = gm_get_attr_... }.
+ */
+static const struct gm_field event_fields[] = {
+	{ .key = "time", .fmt = "%s", .get = ev_time },
+	{ .key = "seq", EV, .get = ev_num, .arg = E_SEQ },
+	{ .key = "type", .fmt = " %s", EV, .get = ev_type },
+	{ .key = "cgroup_id", EV, .get = ev_num, .arg = E_CGROUP_ID },
+	{ .key = "cgroup", .fmt = " cgroup %s", EV, .get = ev_cgroup },
+	{ .key = "pid", .fmt = " pid %s", EV, .get = ev_num, .arg = E_PID },
+	{ .key = "comm", .fmt = " (%s)", EV, .get = gm_get_str,
+	  .arg = offsetof(struct gm_event, comm) },
+	{ .key = "device", .fmt = " %s", EV, .get = ev_device },
+	{ .key = "region", .fmt = " %s", EV, .get = ev_region },
+	{ .key = "requested", .fmt = "requested %s", .clause = 1, EV, .get = ev_num,
+	  .arg = E_REQUESTED },
+	{ .key = "usage", .fmt = "usage %s", .clause = 1, EV, .get = ev_num, .arg = E_USAGE },
+	/* max, high or threshold: the word is the event type's */
+	{ .key = "limit", .fmt = "%2$s %1$s", .clause = 1, EV, .get = ev_num, .arg = E_LIMIT },
+	{ .key = "mode", EV, .get = ev_mode },
+	{ .key = "denied", EV, .get = ev_denied },
+	{ .fmt = "%s", .clause = 2, EV, .get = ev_verdict },
+	{ .key = "suppressed", .fmt = "%s suppressed", .clause = 3, .flags = GM_F_NONZERO, EV,
+	  .get = ev_num, .arg = E_SUPPRESSED },
+	{ .key = "missed", .get = ev_missed },
+};
+
+static struct gm_fields event_fieldset(bool exact)
+{
+	return (struct gm_fields){
+		.v = event_fields, .n = sizeof(event_fields) / sizeof(*event_fields), .exact = exact,
+	};
 }
 
 void gm_event_line(FILE *f, const struct gm_event *e, const struct timespec *when, bool exact)
 {
-	char ts[32], tb[16], rb[12], mb[12], b[FMT_BYTES_LEN];
-	const char *sep = ": ";
-	bool quota = e->has_type && (e->type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED ||
-				     e->type == GPUMEM_EVENT_TYPE_HIGH_CROSSED);
+	struct event_view ev = { e, when, 0 };
+	struct gm_fields fs = event_fieldset(exact);
 
-	fprintf(f, "%s %s", gm_local_time(ts, sizeof(ts), when), type_label(e, tb));
-	if (e->cgroup) {
-		fputs(" cgroup ", f);
-		put_safe(f, e->cgroup);
-	} else if (e->has_cgroup_id) {
-		fprintf(f, " cgroup (id %" PRIu64 ")", e->cgroup_id);
-	}
-	if (e->has_pid) {
-		fprintf(f, " pid %u", e->pid);
-		if (e->comm) {
-			fputs(" (", f);
-			put_safe(f, e->comm);
-			fputc(')', f);
-		}
-	}
-	if (e->has_dev_id && e->dev_id == GM_EVENT_ALL_DEVICES)
-		fputs(" all-devices", f);
-	else if (e->has_dev_id)
-		fprintf(f, " card%u", e->dev_id);
-	if (e->has_region)
-		fprintf(f, " %s", gm_region_label(e->region, rb));
-	if (e->has_requested) {
-		fprintf(f, "%srequested %s", sep, fmt_bytes(b, sizeof(b), e->requested, exact));
-		sep = ", ";
-	}
-	if (e->has_usage) {
-		fprintf(f, "%susage %s", sep, fmt_bytes(b, sizeof(b), e->usage, exact));
-		sep = ", ";
-	}
-	if (e->has_limit) {
-		fprintf(f, "%s%s %s", sep, limit_kind(e), fmt_bytes(b, sizeof(b), e->limit, exact));
-		sep = ", ";
-	}
-	sep = strcmp(sep, ", ") == 0 ? "; " : ": ";
-	if (quota || e->denied) {
-		fprintf(f, "%s%s", sep, e->denied ? "denied" : "allowed");
-		if (e->has_mode)
-			fprintf(f, " (%s)", mode_label(e->mode, mb));
-		sep = "; ";
-	} else if (e->has_mode) {
-		fprintf(f, "%s%s", sep, mode_label(e->mode, mb));
-		sep = "; ";
-	}
-	if (e->suppressed)
-		fprintf(f, "%s%" PRIu64 " suppressed", sep, e->suppressed);
-	fputc('\n', f);
+	gm_fields_line(f, &fs, &ev);
 }
 
 void gm_event_json(FILE *f, const struct gm_event *e, const struct timespec *when,
 		   uint64_t missed)
 {
-	char ts[48], tb[16], dev[16], rb[12], mb[12];
-	time_t t = when->tv_sec;
-	struct tm tm;
+	struct event_view ev = { e, when, missed };
+	struct gm_fields fs = event_fieldset(true);
 	struct jw w;
 
-	if (gmtime_r(&t, &tm) && strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%03ldZ",
-			 when->tv_nsec / 1000000L);
-	else
-		snprintf(ts, sizeof(ts), "%lld", (long long)t);
-	if (e->dev_id == GM_EVENT_ALL_DEVICES)
-		snprintf(dev, sizeof(dev), "all");
-	else
-		snprintf(dev, sizeof(dev), "card%u", e->dev_id);
-
 	jw_init(&w, f);
-	jw_object_begin(&w);
-	jw_kv_string(&w, "time", ts);
-	kv_opt_u64(&w, "seq", e->has_seq, e->seq);
-	jw_kv_string(&w, "type", e->has_type ? type_label(e, tb) : NULL);
-	kv_opt_u64(&w, "cgroup_id", e->has_cgroup_id, e->cgroup_id);
-	jw_kv_string(&w, "cgroup", e->cgroup);
-	kv_opt_u64(&w, "pid", e->has_pid, e->pid);
-	jw_kv_string(&w, "comm", e->comm);
-	jw_kv_string(&w, "device", e->has_dev_id ? dev : NULL);
-	jw_kv_string(&w, "region", e->has_region ? gm_region_label(e->region, rb) : NULL);
-	kv_opt_u64(&w, "requested", e->has_requested, e->requested);
-	kv_opt_u64(&w, "usage", e->has_usage, e->usage);
-	kv_opt_u64(&w, "limit", e->has_limit, e->limit);
-	jw_kv_string(&w, "mode", e->has_mode ? mode_label(e->mode, mb) : NULL);
-	if (e->has_denied)
-		jw_kv_bool(&w, "denied", e->denied);
-	else
-		jw_kv_null(&w, "denied");
-	jw_kv_u64(&w, "suppressed", e->suppressed);
-	jw_kv_u64(&w, "missed", missed);
-	jw_object_end(&w);
+	gm_fields_json(&w, &fs, &ev);
 	jw_finish(&w);
 }
 

@@ -32,6 +32,13 @@ int gm_limits_table(FILE *f, const struct gm_limit_list *l, bool exact);
 void gm_limit_json(struct jw *w, const struct gm_limit *l);
 /* a JSON array of them, one per line */
 void gm_limits_json(FILE *f, const struct gm_limit_list *l);
+/*
+ * The Prometheus families gpumem_cgroup_usage_bytes{cgroup,device,region}
+ * and gpumem_cgroup_limit_bytes{cgroup,device,region,kind="max"|"high"}.
+ */
+void gm_limits_prom(FILE *f, const struct gm_limit_list *l);
+/* the fields of a limit row, listed once for all of these */
+struct gm_fields gm_limit_fieldset(bool exact);
 
 /* --- events ------------------------------------------------------------ */
 

@@ -15,6 +15,8 @@
  *               uapi/gpumem.yaml by scripts/gen-perms.py, which also checks
  *               kmod/netlink.c against the same spec)
  *   dumpfail    PROC_GET fails half-way with an extack message
+ *   dumpintr    the first dump is marked interrupted (NLM_F_DUMP_INTR), with
+ *               every row twice: the client must ask again
  *   oldmodule   a module without quotas: LIMIT_*, CGROUP_GET are
  *               EOPNOTSUPP and there is no "events" group
  *   watch       the events group delivers a script (fake_watch below): events
@@ -59,10 +61,7 @@ int gm_nl_open(struct gm_nl *nl)
 
 int gm_nl_open_family(struct gm_nl *nl, const char *family)
 {
-	const char *(*attr_name)(uint8_t, int) = nl->attr_name;
-
 	memset(nl, 0, sizeof(*nl));
-	nl->attr_name = attr_name;
 	nl->miss_type = -1;
 	if (strcmp(fake_mode(), "nomodule") == 0 || strcmp(family, GPUMEM_FAMILY_NAME) != 0) {
 		nl->error = ENOENT;
@@ -394,7 +393,7 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 	return 0;
 }
 
-int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
+static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
 {
 	struct nlattr *tb[16] = { 0 };
 	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(req))->cmd;
@@ -440,6 +439,15 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 					put_u64(m, GPUMEM_A_DEV_REGION_CAPACITY, d->r.capacity,
 						GPUMEM_A_DEV_REGION_PAD);
 				put_u64(m, GPUMEM_A_DEV_REGION_USED, d->r.used, GPUMEM_A_DEV_REGION_PAD);
+				/* qxl's free space in five blocks, the largest 32 MiB */
+				if (d->id == 0) {
+					put_u64(m, GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES,
+						60809216, GPUMEM_A_DEV_REGION_PAD);
+					put_u64(m, GPUMEM_A_DEV_REGION_LARGEST_FREE,
+						33554432, GPUMEM_A_DEV_REGION_PAD);
+					put_u64(m, GPUMEM_A_DEV_REGION_FREE_BLOCKS, 5,
+						GPUMEM_A_DEV_REGION_PAD);
+				}
 				nla_nest_end(m, n);
 			}
 			ret = deliver(m, fn, arg, &cb_err);
@@ -562,6 +570,36 @@ int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg
 }
 
 /* libdrm's sysfs view: card0 is a QXL on PCI, the others have no PCI ids. */
+/*
+ * GM_FAKE=dumpintr: the first dump of a run is answered twice over, every
+ * row two times, and marked NLM_F_DUMP_INTR (the kernel's lists changed
+ * while it was dumped); what follows is answered once. A client that does
+ * not ask again shows every row twice.
+ */
+int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
+{
+	static bool interrupted_once;
+	struct nl_msg *again;
+	int ret;
+
+	if (strcmp(fake_mode(), "dumpintr") != 0 || interrupted_once ||
+	    !(nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP))
+		return fake_run(nl, req, fn, arg);
+	interrupted_once = true;
+	again = nlmsg_convert(nlmsg_hdr(req));
+	if (!again) {
+		nlmsg_free(req);
+		return fail(nl, ENOMEM, NULL, -1);
+	}
+	ret = fake_run(nl, again, fn, arg);
+	if (ret == 0)
+		ret = fake_run(nl, req, fn, arg);
+	else
+		nlmsg_free(req);
+	nl->interrupted = ret == 0;
+	return ret;
+}
+
 void gm_drm_enrich(struct gm_dev *d)
 {
 	if (d->id == 0) {

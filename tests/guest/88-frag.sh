@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Fragmentation (debugfs `fragmentation`): the free space of qxl's VRAM
+# region (its VRAM and surface managers: TTM range managers, drm_mm in pages)
+# against the driver's own dumps of the same managers
+# (/sys/kernel/debug/dri/<minor>/qxl_mem_mm and qxl_surf_mm), read at the
+# same moment, with and without holes made by the test: eight 1 MiB buffers
+# in eight processes, every other process killed.
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+CASES="frag-matches-driver frag-holes frag-holes-close"
+qxl=$(card_of qxl)
+if [ -z "$qxl" ]; then
+	for t in $CASES; do fail "$t" "no qxl card in this guest (run-guest.sh attaches qxl)"; done
+	finish
+fi
+dri=/sys/kernel/debug/dri/${qxl#card}
+
+# drv_frag [FILE...]: "free largest blocks" in bytes over the driver's dumps
+# of its VRAM-region managers (drm_mm_print: "<start>-<end>: <pages>: free");
+# default: both of them.
+drv_frag() {
+	[ $# -gt 0 ] || set -- "$dri/qxl_mem_mm" "$dri/qxl_surf_mm"
+	for f in "$@"; do
+		[ -r "$f" ] || { echo "no $f" >&2; return 1; }
+		cat "$f"
+	done | awk '
+		/: free$/ { n = split($0, p, ": "); s = p[n - 1] * 4096
+			free += s; blocks++; if (s > largest) largest = s }
+		END { printf "%d %d %d\n", free, largest, blocks }'
+}
+
+# gm_frag: "free largest blocks ratio age_ms" of the qxl vram row, read at
+# least a second after the previous reading (the module reads the managers
+# at most once a second and serves the figures of the last reading between).
+gm_frag() {
+	sleep 1.1
+	snap fragmentation
+	tbl_get "$GM_TMP/fragmentation" - device="$qxl" region=vram | cut -d' ' -f3-
+}
+
+# frag_now: gpumem's row and the driver's, read back to back; a qxl release
+# buffer made in between would change the driver's: read again (at most 3
+# times) until both agree or stay different.
+frag_now() {
+	_i=0
+	while [ $_i -lt 3 ]; do
+		FRAG_GM=$(gm_frag)
+		FRAG_DRV=$(drv_frag)
+		[ "$(echo "$FRAG_GM" | cut -d' ' -f1-3)" = "$FRAG_DRV" ] && return 0
+		log "gpumem '$FRAG_GM' vs driver '$FRAG_DRV': reading again"
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# ratio_of FREE LARGEST: 1 - largest / free as the module prints it.
+ratio_of() {
+	if [ "$1" -eq 0 ] || [ "$2" -ge "$1" ]; then echo 0.000000; return; fi
+	_ppm=$((1000000 - $2 * 1000000 / $1))
+	printf '%d.%06d\n' $((_ppm / 1000000)) $((_ppm % 1000000))
+}
+
+tc_begin frag-matches-driver
+if frag_now; then
+	set -- $FRAG_GM
+	tc_eq "free largest blocks = the driver's dumps" "$1 $2 $3" "$FRAG_DRV"
+	tc_eq "ratio" "$4" "$(ratio_of "$(num "$1")" "$(num "$2")")"
+	tc_num -le "age_ms right after a fresh reading" "$5" 500
+	tc_num -gt "largest (qxl's VRAM is not full)" "$2" 0
+else
+	tc_fail "gpumem '$FRAG_GM' and the driver's dumps '$FRAG_DRV' differ three times in a row"
+fi
+tc_end
+
+# Eight 1 MiB buffers, one per process; then every other process goes.
+# qxl allocates buffers for itself at any time (17-page release buffers,
+# 1-page cursor and command buffers, 769-page console images), so where the
+# eight land, and what else changes meanwhile, is the driver's business:
+# the driver's dump shows the 1 MiB (256-page) buffers go and come, and
+# gpumem's figures must equal the driver's at that same moment.
+
+# used_1m: how many 1 MiB nodes qxl's VRAM manager holds (qxl makes none).
+used_1m() { grep -c ': 256: used$' "$dri/qxl_mem_mm"; }
+
+tc_begin frag-holes
+n0=$(used_1m)
+ok=yes
+for i in 0 1 2 3 4 5 6 7; do
+	spawn "h$i" alloc -d qxl -k vram -n 1 -s 1M -c "gm-frag$i" || { ok=no; break; }
+done
+if [ $ok = no ]; then
+	tc_fail "helper failed: $(helper_why "h$i")"
+else
+	n8=$(used_1m)
+	tc_eq "1 MiB nodes in qxl_mem_mm with the eight buffers" "$n8" "$((n0 + 8))"
+	if frag_now; then
+		with8=$FRAG_GM
+		for i in 0 2 4 6; do stop "h$i"; done
+		tc_eq "1 MiB nodes in qxl_mem_mm after four of them went" "$(used_1m)" "$((n0 + 4))"
+		if frag_now; then
+			set -- $FRAG_GM
+			tc_eq "free largest blocks = the driver's dumps with the holes" "$1 $2 $3" "$FRAG_DRV"
+			tc_eq "ratio" "$4" "$(ratio_of "$(num "$1")" "$(num "$2")")"
+			set -- $with8
+			w8_free=$(num "$1")
+			set -- $FRAG_GM
+			tc_num -gt "free grew with the four holes (from $w8_free)" "$1" "$w8_free"
+		else
+			tc_fail "with four holes: gpumem '$FRAG_GM' and the driver '$FRAG_DRV' differ"
+		fi
+	else
+		tc_fail "with eight buffers: gpumem '$FRAG_GM' and the driver '$FRAG_DRV' differ"
+	fi
+fi
+tc_end
+
+# The other four go.
+tc_begin frag-holes-close
+for i in 1 3 5 7; do stop "h$i"; done
+if [ -z "${n0:-}" ]; then
+	tc_fail "frag-holes did not set up its buffers"
+else
+	tc_eq "1 MiB nodes in qxl_mem_mm once all eight went" "$(used_1m)" "$n0"
+	if frag_now; then
+		set -- $FRAG_GM
+		tc_eq "free largest blocks = the driver's dumps" "$1 $2 $3" "$FRAG_DRV"
+	else
+		tc_fail "after: gpumem '$FRAG_GM' and the driver '$FRAG_DRV' differ"
+	fi
+fi
+tc_end
+
+finish

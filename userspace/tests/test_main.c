@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_main.c - test_gpumemctl, the host-side unit tests of gpumemctl; no
+ * gpumem module needed. Prints "ok N - ..." / "not ok N - ..." lines and
+ * finally "N passed, N failed". Usage:
+ *   test_gpumemctl [PATH-TO-gpumemctl [PATH-TO-gpumemctl-fake]]
+ * (with the paths, the command line's exit codes and the commands' output
+ * against the simulated kernel are checked too).
+ *
+ * One file per concept: test_output.c (units, text, tables, JSON,
+ * Prometheus, the field printer), test_parse.c (command-line values),
+ * test_wire.c (reply parsing, names from the spec), test_quota.c (limits
+ * and events as text), test_nl.c (the transport), test_cli.c (options and
+ * exit codes), test_commands.c and test_quota_commands.c (the commands'
+ * output against tests/fake_kernel.c); harness.c runs and checks.
+ */
+#include "harness.h"
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_units();
+	test_utf8();
+	test_term_safe();
+	test_table();
+	test_json_escape();
+	test_json_writer();
+	test_prometheus();
+	test_fields();
+	test_parse_pid();
+	test_parse_interval_count();
+	test_parse_size();
+	test_parse_limit_size();
+	test_parse_region_mode();
+	test_parse_device();
+	test_resolve_device();
+	test_resolve_cgroup();
+	test_parse_replies();
+	test_parse_quota_replies();
+	test_attr_fields();
+	test_quota_output();
+	test_family_gone();
+	test_ext_ack();
+	test_live_netlink();
+	if (argc > 1)
+		test_cli(argv[1]);
+	else
+		skip("command line", "no path to gpumemctl given");
+	if (argc > 2) {
+		test_commands(argv[2]);
+		test_quota_commands(argv[2]);
+	} else
+		skip("commands", "no path to the simulated gpumemctl given");
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
