@@ -67,16 +67,22 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @gdev: the device
  * @threshold_above: bit per region: its use is above threshold_pct (atomic
  *	bit operations)
- * @frag_lock: protects @frag_rl
+ * @frag_lock: protects @frag_rl and @frag_last
  * @frag_rl: rate limit of the device's fragmented-denial events
+ * @frag_last: the buffer of the last one, compared only (TTM asks again
+ *	for the same buffer after evicting: one event per request)
+ * @frag_last_at: jiffies of the last one (a buffer freed and another made
+ *	at its address a second later is another request)
  */
 struct gpumem_hook_dev {
 	struct percpu_ref inflight;
 	struct completion drained;
 	struct gpumem_device *gdev;
 	unsigned long threshold_above;
-	spinlock_t frag_lock;		/* protects frag_rl */
+	spinlock_t frag_lock;		/* protects frag_rl, frag_last(_at) */
 	struct gpumem_ratelimit frag_rl;
+	const void *frag_last;
+	unsigned long frag_last_at;
 };
 
 /**
@@ -247,13 +253,15 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
  * the manager (fpfn/lpfn: visible VRAM) is not fragmentation and is not.
  */
 static void gpumem_fragmented_check(struct gpumem_man_hook *h,
-				    const struct ttm_place *place, u64 bytes)
+				    const struct ttm_place *place,
+				    const struct ttm_buffer_object *bo)
 {
+	u64 bytes = bo->base.size;
 	struct gpumem_quota_event ev = {
 		.type = GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
 		.minor = h->gdev->minor,
 		.region = h->region,
-		.requested = bytes,
+		.requested = bo->base.size,
 		.limit = h->capacity,
 	};
 	bool allowed;
@@ -265,7 +273,11 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 	if (ev.usage > h->capacity || h->capacity - ev.usage < bytes)
 		return;		/* full: not fragmentation */
 	spin_lock(&h->hdev->frag_lock);
-	allowed = gpumem_ratelimit_allow(&h->hdev->frag_rl, &ev.suppressed);
+	allowed = (h->hdev->frag_last != bo ||
+		   time_after(jiffies, h->hdev->frag_last_at + HZ)) &&
+		  gpumem_ratelimit_allow(&h->hdev->frag_rl, &ev.suppressed);
+	h->hdev->frag_last = bo;
+	h->hdev->frag_last_at = jiffies;
 	spin_unlock(&h->hdev->frag_lock);
 	if (!allowed)
 		return;
@@ -331,7 +343,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	if (ret) {
 		gpumem_charge_cancel(charge);
 		if (ret == -ENOSPC && pl.counted)
-			gpumem_fragmented_check(h, place, bo->base.size);
+			gpumem_fragmented_check(h, place, bo);
 		goto out;
 	}
 	gpumem_charge_commit(charge, *res);

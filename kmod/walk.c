@@ -302,6 +302,26 @@ static void gpumem_put_ents(struct gpumem_walk *w)
 }
 
 /*
+ * @gdev's manager of memory type @t when it is one of a counted region
+ * (VRAM, GTT): its region and, when known, its capacity in bytes (else 0).
+ */
+static struct ttm_resource_manager *
+gpumem_counted_manager(const struct gpumem_device *gdev, u32 t,
+		       enum gpumem_region *region, u64 *cap)
+{
+	struct ttm_resource_manager *man = ttm_manager_type(gdev->bdev, t);
+
+	if (!man || !man->use_type)
+		return NULL;
+	*region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES, man->use_tt);
+	if (!gpumem_region_counted(*region))
+		return NULL;
+	if (!gpumem_manager_capacity(gdev->drv, t, man->size, PAGE_SHIFT, cap))
+		*cap = 0;
+	return man;
+}
+
+/*
  * The free space of @gdev's counted regions, read through the managers'
  * printers at most once a second (a range manager prints every node under
  * its lock: an unprivileged reader must not be able to hold it at will).
@@ -310,24 +330,17 @@ static void gpumem_put_ents(struct gpumem_walk *w)
 static void gpumem_fill_dev_frag(struct gpumem_dev_row *row,
 				 struct gpumem_device *gdev)
 {
+	struct ttm_resource_manager *man;
+	enum gpumem_region region;
+	struct gpumem_frag f;
+	u64 cap;
 	u32 t;
 
 	if (!gdev->frag_read || time_after(jiffies, gdev->frag_read + HZ)) {
 		memset(gdev->frag, 0, sizeof(gdev->frag));
 		for (t = 0; t < TTM_NUM_MEM_TYPES; t++) {
-			struct ttm_resource_manager *man;
-			struct gpumem_frag f;
-			enum gpumem_region region;
-			u64 cap;
-
-			man = ttm_manager_type(gdev->bdev, t);
-			if (!man || !man->use_type)
-				continue;
-			region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES,
-						 man->use_tt);
-			if (!gpumem_region_counted(region) ||
-			    !gpumem_manager_capacity(gdev->drv, t, man->size,
-						     PAGE_SHIFT, &cap))
+			man = gpumem_counted_manager(gdev, t, &region, &cap);
+			if (!man || !cap)
 				continue;
 			/* a range manager counts in the unit of its size */
 			gpumem_frag_read(man, div64_u64(cap, man->size), &f);
@@ -360,17 +373,12 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 		enum gpumem_region region;
 		u64 cap;
 
-		man = ttm_manager_type(gdev->bdev, t);
-		if (!man || !man->use_type)
-			continue;
-		region = gpumem_classify(gdev->drv, t, TTM_NUM_MEM_TYPES,
-					 man->use_tt);
-		if (!gpumem_region_counted(region))
+		man = gpumem_counted_manager(gdev, t, &region, &cap);
+		if (!man)
 			continue;
 		row->regions |= BIT(region);
 		row->used[region] += ttm_resource_manager_usage(man);
-		if (gpumem_manager_capacity(gdev->drv, t, man->size, PAGE_SHIFT,
-					    &cap)) {
+		if (cap) {
 			row->capacity[region] += cap;
 			row->cap_known |= BIT(region);
 		}

@@ -151,7 +151,8 @@ static int grow(void **v, size_t *n, size_t *cap, size_t sz)
 
 /* --- parsers ----------------------------------------------------------- */
 
-static void dev_free(struct gm_dev *d)
+/* One device's members (not the struct: list elements are freed with their array). */
+void gm_dev_free(struct gm_dev *d)
 {
 	size_t r;
 
@@ -217,7 +218,7 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 	}
 	return 0;
 fail:
-	dev_free(d);
+	gm_dev_free(d);
 	return ret;
 }
 
@@ -499,7 +500,7 @@ static int gm_dump(struct gm_nl *nl, uint8_t cmd, int (*put)(struct nl_msg *req,
 
 #define DUMP_LIST(list) ((struct dump_list){ (void **)&(list)->v, &(list)->n, &(list)->cap })
 
-static void dev_free_v(void *d) { dev_free(d); }
+static void dev_free_v(void *d) { gm_dev_free(d); }
 static void proc_free_v(void *p) { proc_free(p); }
 static void buf_free_v(void *b) { gm_buf_free(b); }
 static void limit_free_v(void *l) { gm_limit_free(l); }
@@ -750,7 +751,7 @@ void gm_dev_list_free(struct gm_dev_list *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		dev_free(&l->v[i]);
+		gm_dev_free(&l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }

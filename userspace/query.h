@@ -197,6 +197,7 @@ void gm_procs_sort(struct gm_proc_list *l);
 
 const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
 
+void gm_dev_free(struct gm_dev *d);
 void gm_dev_list_free(struct gm_dev_list *l);
 void gm_proc_list_free(struct gm_proc_list *l);
 void gm_buf_free(struct gm_buf *b);

@@ -8,8 +8,9 @@
 # in eight processes, every other process killed.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+. "$(dirname "$0")/quota-lib.sh"	# the event watcher
 
-CASES="frag-matches-driver frag-holes frag-holes-close"
+CASES="frag-matches-driver frag-holes frag-denial-event frag-holes-close"
 qxl=$(card_of qxl)
 if [ -z "$qxl" ]; then
 	for t in $CASES; do fail "$t" "no qxl card in this guest (run-guest.sh attaches qxl)"; done
@@ -62,6 +63,18 @@ ratio_of() {
 	printf '%d.%06d\n' $((_ppm / 1000000)) $((_ppm % 1000000))
 }
 
+# ctl_frag: "free largest blocks" of the qxl vram region from netlink
+# (gpumemctl devices --json), then the debugfs row read right after it: one
+# reading of the managers serves both within its second.
+ctl_frag() {
+	sleep 1.1
+	CTL_FRAG=$("$CTL" devices --json 2>&1 | grep -F "\"name\":\"$qxl\"" |
+		sed -n 's/.*"region":"vram"[^}]*"largest_free":\([0-9]*\),"free_blocks":\([0-9]*\),"free_blocks_bytes":\([0-9]*\).*/\3 \1 \2/p')
+	snap fragmentation
+	DBG_FRAG=$(tbl_get "$GM_TMP/fragmentation" - device="$qxl" region=vram | cut -d' ' -f3-5)
+	[ -n "$CTL_FRAG" ] && [ "$CTL_FRAG" = "$DBG_FRAG" ]
+}
+
 tc_begin frag-matches-driver
 if frag_now; then
 	set -- $FRAG_GM
@@ -72,6 +85,10 @@ if frag_now; then
 else
 	tc_fail "gpumem '$FRAG_GM' and the driver's dumps '$FRAG_DRV' differ three times in a row"
 fi
+_i=0
+until ctl_frag || [ $_i -ge 2 ]; do _i=$((_i + 1)); done
+tc_eq "netlink (gpumemctl devices --json) free_blocks_bytes largest_free free_blocks = debugfs" \
+	"$CTL_FRAG" "$DBG_FRAG"
 tc_end
 
 # Eight 1 MiB buffers, one per process; then every other process goes.
@@ -113,6 +130,38 @@ else
 	else
 		tc_fail "with eight buffers: gpumem '$FRAG_GM' and the driver '$FRAG_DRV' differ"
 	fi
+fi
+tc_end
+
+# With the holes: a buffer one page larger than the VRAM manager's largest
+# hole but not larger than its free bytes finds no block although the
+# manager has the room: exactly that request is reported as a
+# fragmented-denial event (TTM then evicts to make room, or fails: either
+# is fine here).
+tc_begin frag-denial-event
+quota_setup
+set -- $(drv_frag "$dri/qxl_mem_mm")
+vfree=$(num "$1") vlargest=$(num "$2")
+vcap=$(($(awk '$1 == "size:" { print $2; exit }' "$dri/qxl_mem_mm") * 4096))
+want=$((vlargest + 4096))
+if [ "$vfree" -lt "$want" ]; then
+	tc_fail "precondition: qxl's VRAM manager has $vfree bytes free, its largest hole $vlargest: no room for the test"
+else
+	m=$(w_mark)
+	spawn_cmd big "$GM_ALLOC" alloc -d qxl -k vram -n 1 -s "$want" -c gm-frag-big -t "$GM_HOLD" ||
+		log "the $want-byte buffer was not made ($(helper_why big)): fine, the event is what counts"
+	w_since "$m"
+	line=$(echo "$ev" | grep '"type":"fragmented-denial"' | grep "\"requested\":$want[,}]")
+	# TTM asks the manager again after evicting: still one event
+	tc_eq "fragmented-denial events for the request" "$(echo "$line" | grep -c .)" 1
+	line=$(echo "$line" | head -n 1)
+	if [ -z "$line" ]; then
+		tc_fail "no fragmented-denial event for $want bytes (free $vfree, largest $vlargest)"
+	else
+		ev_check "$line" device="$qxl" region=vram requested="$want" limit="$vcap" \
+			pid="$big_pid" comm=gm-frag-big denied=false
+	fi
+	stop big
 fi
 tc_end
 

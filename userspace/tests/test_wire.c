@@ -25,20 +25,6 @@ static void put_u64_pad(struct nl_msg *m, int type, uint64_t v, int pad)
 	nla_put_u64(m, type, v);
 }
 
-/* the list free functions free the array too: one element is freed here */
-static void free_dev(struct gm_dev *d)
-{
-	size_t r;
-
-	free(d->name);
-	free(d->driver);
-	free(d->unique);
-	for (r = 0; r < d->nregions; r++)
-		gm_raw_free(&d->regions[r].raw);
-	free(d->regions);
-	free(d->desc);
-	gm_raw_free(&d->raw);
-}
 
 static bool same_dev_row(const void *a, const void *b)
 {
@@ -93,7 +79,7 @@ void test_parse_replies(void)
 			       !d.regions[1].has_capacity && !d.regions[1].has_used,
 			       "system region without values (non-TTM)");
 		}
-		free_dev(&d);
+		gm_dev_free(&d);
 	}
 	nlmsg_free(m);
 
@@ -414,5 +400,5 @@ void test_attr_fields(void)
 	       "{\"capacity\":2097152,\"evicted\":null}]}\n"
 	       "]\n");
 	free(out);
-	free_dev(&d);
+	gm_dev_free(&d);
 }
