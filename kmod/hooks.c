@@ -284,7 +284,9 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 	if (!(current->flags & PF_KTHREAD)) {
 		ev.pid = task_tgid_nr(current);
 		get_task_comm(ev.comm, current);
+		rcu_read_lock();	/* the task's css_set */
 		ev.cgid = cgroup_id(task_dfl_cgroup(current));
+		rcu_read_unlock();
 	}
 	gpumem_event_emit(&ev);
 }

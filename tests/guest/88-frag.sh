@@ -18,37 +18,38 @@ if [ -z "$qxl" ]; then
 fi
 dri=/sys/kernel/debug/dri/${qxl#card}
 
-# drv_frag [FILE...]: "free largest blocks" in bytes over the driver's dumps
-# of its VRAM-region managers (drm_mm_print: "<start>-<end>: <pages>: free");
-# default: both of them.
+# frag_sum: "free largest blocks" in bytes of drm_mm dump lines on stdin
+# ("<start>-<end>: <pages>: free"; qxl's managers count in pages).
+frag_sum() {
+	awk '/: free$/ { n = split($0, p, ": "); s = p[n - 1] * 4096
+		free += s; blocks++; if (s > largest) largest = s }
+		END { printf "%d %d %d\n", free, largest, blocks }'
+}
+
+# drv_frag [FILE...]: frag_sum of the driver's dumps of its VRAM-region
+# managers; default: both of them.
 drv_frag() {
 	[ $# -gt 0 ] || set -- "$dri/qxl_mem_mm" "$dri/qxl_surf_mm"
 	for f in "$@"; do
 		[ -r "$f" ] || { echo "no $f" >&2; return 1; }
-		cat "$f"
-	done | awk '
-		/: free$/ { n = split($0, p, ": "); s = p[n - 1] * 4096
-			free += s; blocks++; if (s > largest) largest = s }
-		END { printf "%d %d %d\n", free, largest, blocks }'
+	done
+	cat "$@" | frag_sum
 }
 
-# gm_frag: "free largest blocks ratio age_ms" of the qxl vram row, read at
-# least a second after the previous reading (the module reads the managers
-# at most once a second and serves the figures of the last reading between).
-gm_frag() {
-	sleep 1.1
-	snap fragmentation
-	tbl_get "$GM_TMP/fragmentation" - device="$qxl" region=vram | cut -d' ' -f3-
-}
-
-# frag_now: gpumem's row and the driver's, read back to back; a qxl release
-# buffer made in between would change the driver's: read again (at most 3
-# times) until both agree or stay different.
+# frag_now: FRAG_GM = "free largest blocks ratio age_ms" of the qxl vram row
+# of debugfs `fragmentation`, FRAG_DRV = the driver's dumps, read by one
+# `cat` back to back (qxl makes and frees release buffers for its console
+# all the time: between two processes the dumps may differ), at least a
+# second after the previous reading (the module reads the managers at most
+# once a second). Up to 3 tries until both agree.
 frag_now() {
 	_i=0
 	while [ $_i -lt 3 ]; do
-		FRAG_GM=$(gm_frag)
-		FRAG_DRV=$(drv_frag)
+		sleep 1.1
+		cat "$GM_DEBUGFS/fragmentation" "$dri/qxl_mem_mm" "$dri/qxl_surf_mm" >"$GM_TMP/frag.all" 2>&1
+		sed -n '1,/^[^0-9a-z]/p' "$GM_TMP/frag.all" | grep -v '^ ' >"$GM_TMP/fragmentation"
+		FRAG_GM=$(tbl_get "$GM_TMP/fragmentation" - device="$qxl" region=vram | cut -d' ' -f3-)
+		FRAG_DRV=$(frag_sum <"$GM_TMP/frag.all")
 		[ "$(echo "$FRAG_GM" | cut -d' ' -f1-3)" = "$FRAG_DRV" ] && return 0
 		log "gpumem '$FRAG_GM' vs driver '$FRAG_DRV': reading again"
 		_i=$((_i + 1))
@@ -63,15 +64,15 @@ ratio_of() {
 	printf '%d.%06d\n' $((_ppm / 1000000)) $((_ppm % 1000000))
 }
 
-# ctl_frag: "free largest blocks" of the qxl vram region from netlink
-# (gpumemctl devices --json), then the debugfs row read right after it: one
-# reading of the managers serves both within its second.
+# ctl_frag: "free largest blocks" of the qxl vram region from debugfs, then
+# from netlink (gpumemctl devices --json) right after it: one reading of
+# the managers serves both within its second.
 ctl_frag() {
 	sleep 1.1
-	CTL_FRAG=$("$CTL" devices --json 2>&1 | grep -F "\"name\":\"$qxl\"" |
-		sed -n 's/.*"region":"vram"[^}]*"largest_free":\([0-9]*\),"free_blocks":\([0-9]*\),"free_blocks_bytes":\([0-9]*\).*/\3 \1 \2/p')
 	snap fragmentation
 	DBG_FRAG=$(tbl_get "$GM_TMP/fragmentation" - device="$qxl" region=vram | cut -d' ' -f3-5)
+	CTL_FRAG=$("$CTL" devices --json 2>&1 | grep -F "\"name\":\"$qxl\"" |
+		sed -n 's/.*"region":"vram"[^}]*"largest_free":\([0-9]*\),"free_blocks":\([0-9]*\),"free_blocks_bytes":\([0-9]*\).*/\3 \1 \2/p')
 	[ -n "$CTL_FRAG" ] && [ "$CTL_FRAG" = "$DBG_FRAG" ]
 }
 
@@ -86,7 +87,7 @@ else
 	tc_fail "gpumem '$FRAG_GM' and the driver's dumps '$FRAG_DRV' differ three times in a row"
 fi
 _i=0
-until ctl_frag || [ $_i -ge 2 ]; do _i=$((_i + 1)); done
+until ctl_frag || [ $_i -ge 4 ]; do _i=$((_i + 1)); done
 tc_eq "netlink (gpumemctl devices --json) free_blocks_bytes largest_free free_blocks = debugfs" \
 	"$CTL_FRAG" "$DBG_FRAG"
 tc_end
