@@ -116,10 +116,11 @@ fi
 
 # python3 and the kernel's generic YNL CLI (tools/net/ynl of the test
 # kernel's source) in /opt/ynl with uapi/gpumem.yaml, for
-# tests/guest/87-ynl.sh. Only what the CLI loads goes in: Debian's
-# python3.11 (not a pyenv one) runs it once with -v on the host (it fails to
-# find the family there, after every import) and each file it loaded is
-# copied to the same path, with the shared libraries it links.
+# tests/guest/87-ynl.sh and 95-quota-badinput.sh. Only what the CLI loads
+# goes in: Debian's python3.11 (not a pyenv one) runs it once with -v on the
+# host (it fails to find the family there, after every import) and each
+# file it loaded is copied to the same path, with the shared libraries it
+# links.
 # GPUMEM_GUEST_PYTHON=0 leaves it out.
 # cp_same FILE...: copy files to the same path in the image (mtime kept, so
 # the .pyc files stay valid), with the libraries ELF files need.
@@ -168,6 +169,8 @@ add_ynl() {
 	install -m 644 "$ynl/cli.py" "$tmp/opt/ynl/"
 	install -m 644 "$ynl"/lib/*.py "$tmp/opt/ynl/lib/"
 	install -m 644 "$GPUMEM_TOP/uapi/gpumem.yaml" "$tmp/opt/ynl/"
+	# several requests from one python3 start (tests/guest/ynl-batch.py)
+	install -m 644 "$GPUMEM_TOP/tests/guest/ynl-batch.py" "$tmp/opt/ynl/batch.py"
 	env -i "$py" -m compileall -q -d /opt/ynl "$tmp/opt/ynl" >/dev/null
 	# The image's python must get as far as the host's (nothing missing).
 	if out=$(chroot "$tmp" /usr/bin/python3 /opt/ynl/cli.py --spec /opt/ynl/gpumem.yaml \

@@ -104,51 +104,65 @@ said "No such file or directory: no limit on that cgroup, device and region"
 tc_end
 
 tc_begin quota-bad-netlink
-ynl=/opt/ynl/cli.py
-if [ ! -e "$ynl" ] || ! command -v python3 >/dev/null; then
+ynl=/opt/ynl
+if [ ! -e "$ynl/batch.py" ] || ! command -v python3 >/dev/null; then
 	tc_skip "no python3 + YNL CLI in this image"
 else
 	gid=$(cgid /gpumem-q-bad)
 	fid=$(stat -c %i "$G/cgroup.procs")
-	# nlbad WHAT ERRNO MESSAGE JSON: limit-set refused (exit != 0) with
-	# ERRNO (its strerror, as the CLI prints "Netlink error: ...") and,
-	# unless "", the extack MESSAGE.
-	nlbad() {
-		python3 "$ynl" --spec /opt/ynl/gpumem.yaml --no-schema --do limit-set --json "$4" \
-			>"$GM_TMP/nl.out" 2>&1
-		_rc=$?
-		if [ "$_rc" = 0 ]; then
-			tc_fail "$1: limit-set $4 succeeded: $(cat "$GM_TMP/nl.out")"
-		elif ! grep -q -F "Netlink error: $2" "$GM_TMP/nl.out"; then
-			tc_fail "$1: not '$2': $(tail -n 3 "$GM_TMP/nl.out" | tr '\n' ' ')"
-		elif [ -n "$3" ] && ! grep -q -F "$3" "$GM_TMP/nl.out"; then
-			tc_fail "$1: no '$3' in: $(tail -n 3 "$GM_TMP/nl.out" | tr '\n' ' ')"
-		else
-			log "  ok: $1 refused: $(grep -i -m 1 -E 'error|msg' "$GM_TMP/nl.out")"
-		fi
-		state >"$GM_TMP/state.1"
-		cmp -s "$GM_TMP/state.0" "$GM_TMP/state.1" ||
-			tc_fail "$1 changed the limits: $(diff "$GM_TMP/state.0" "$GM_TMP/state.1" | tr '\n' ' ')"
+	# Every limit-set below goes through the kernel's YNL library from one
+	# python3 start (tests/guest/ynl-batch.py: on the KASAN/lockdep test
+	# kernel each start costs 10-25 s). nlreq NAME WHAT ERRNO MESSAGE JSON:
+	# limit-set JSON must be refused (exit != 0) with ERRNO (its strerror,
+	# as the CLI prints "Netlink error: ...") and, unless "", the extack
+	# MESSAGE.
+	: >"$GM_TMP/nl.req"
+	: >"$GM_TMP/nl.want"
+	nlreq() {
+		echo "$1 do limit-set $5" >>"$GM_TMP/nl.req"
+		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$GM_TMP/nl.want"
 	}
 	# (policy range checks: ERANGE; lookups: ENOENT / ENODEV; the
 	# module's own checks: EINVAL / EOPNOTSUPP)
 	ENOENT="No such file or directory" ENODEV="No such device"
 	ERANGE="Numerical result out of range" EINVAL="Invalid argument" EOPNOTSUPP="Operation not supported"
-	nlbad "unknown cgroup id" "$ENOENT" "no such cgroup" '{"cgroup-id": 999999999, "max-bytes": 1048576}'
-	nlbad "cgroup id of a file" "$ENOENT" "no such cgroup" "{\"cgroup-id\": $fid, \"max-bytes\": 1048576}"
-	nlbad "cgroup id 0" "$ERANGE" "" '{"cgroup-id": 0, "max-bytes": 1048576}'
-	nlbad "unknown device" "$ENODEV" "no such DRM device" "{\"cgroup-id\": $gid, \"dev-id\": 99, \"max-bytes\": 1048576}"
-	nlbad "high above max" "$EINVAL" "high-bytes is above max-bytes" \
+	nlreq n1 "unknown cgroup id" "$ENOENT" "no such cgroup" '{"cgroup-id": 999999999, "max-bytes": 1048576}'
+	nlreq n2 "cgroup id of a file" "$ENOENT" "no such cgroup" "{\"cgroup-id\": $fid, \"max-bytes\": 1048576}"
+	nlreq n3 "cgroup id 0" "$ERANGE" "" '{"cgroup-id": 0, "max-bytes": 1048576}'
+	nlreq n4 "unknown device" "$ENODEV" "no such DRM device" "{\"cgroup-id\": $gid, \"dev-id\": 99, \"max-bytes\": 1048576}"
+	nlreq n5 "high above max" "$EINVAL" "high-bytes is above max-bytes" \
 		"{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"high-bytes\": 2097152}"
-	nlbad "max 0" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 0}"
-	nlbad "max 2^64 - 1" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 18446744073709551615}"
-	nlbad "no max, no high" "$EINVAL" "needs max-bytes" "{\"cgroup-id\": $gid}"
-	nlbad "unknown mode" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"mode\": 7}"
-	nlbad "unknown region" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"region\": 9}"
-	nlbad "region system (never charged)" "$EOPNOTSUPP" "vram and gtt regions only" \
+	nlreq n6 "max 0" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 0}"
+	nlreq n7 "max 2^64 - 1" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 18446744073709551615}"
+	nlreq n8 "no max, no high" "$EINVAL" "needs max-bytes" "{\"cgroup-id\": $gid}"
+	nlreq n9 "unknown mode" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"mode\": 7}"
+	nlreq n10 "unknown region" "$ERANGE" "" "{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"region\": 9}"
+	nlreq n11 "region system (never charged)" "$EOPNOTSUPP" "vram and gtt regions only" \
 		"{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"region\": 2}"
-	nlbad "region other (never charged)" "$EOPNOTSUPP" "vram and gtt regions only" \
+	nlreq n12 "region other (never charged)" "$EOPNOTSUPP" "vram and gtt regions only" \
 		"{\"cgroup-id\": $gid, \"max-bytes\": 1048576, \"region\": 3}"
+	t0=$(date +%s)
+	python3 "$ynl/batch.py" "$ynl/gpumem.yaml" "$GM_TMP/nl.req" "$GM_TMP" >"$GM_TMP/nl.batch" 2>&1
+	_rc=$?
+	log "ynl batch of $(wc -l <"$GM_TMP/nl.req") limit-set requests: exit $_rc after $(($(date +%s) - t0)) s"
+	[ "$_rc" = 0 ] || tc_fail "the batch runner failed: $(tail -n 3 "$GM_TMP/nl.batch" | tr '\n' ' ')"
+	while IFS="$(printf '\t')" read -r n what errno msg; do
+		out=$GM_TMP/$n.out
+		if [ ! -e "$GM_TMP/$n.rc" ]; then
+			tc_fail "$what: no result"
+		elif [ "$(cat "$GM_TMP/$n.rc")" = 0 ]; then
+			tc_fail "$what: limit-set succeeded: $(cat "$out")"
+		elif ! grep -q -F "Netlink error: $errno" "$out"; then
+			tc_fail "$what: not '$errno': $(cat "$out" "$GM_TMP/$n.err" | tail -n 3 | tr '\n' ' ')"
+		elif [ -n "$msg" ] && ! grep -q -F "$msg" "$out"; then
+			tc_fail "$what: no '$msg' in: $(tail -n 3 "$out" | tr '\n' ' ')"
+		else
+			log "  ok: $what refused: $(grep -i -m 1 -E 'error|msg' "$out")"
+		fi
+	done <"$GM_TMP/nl.want"
+	state >"$GM_TMP/state.1"
+	cmp -s "$GM_TMP/state.0" "$GM_TMP/state.1" ||
+		tc_fail "the refused limit-sets changed the limits: $(diff "$GM_TMP/state.0" "$GM_TMP/state.1" | tr '\n' ' ')"
 	tc_end
 fi
 

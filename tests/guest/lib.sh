@@ -67,7 +67,7 @@ fail() {
 skip() { _result SKIP "$1" "${2:-no reason given}"; }
 
 # A test case collects every failed check and reports once.
-tc_begin() { GM_TC=$1; GM_TC_WHY=""; log "case $1"; }
+tc_begin() { GM_TC=$1; GM_TC_WHY=""; log "case $1 (uptime $(cut -d' ' -f1 /proc/uptime))"; }
 tc_fail() {
 	log "  FAILED: $*"
 	if [ -z "$GM_TC_WHY" ]; then GM_TC_WHY=$*; else GM_TC_WHY="$GM_TC_WHY; $*"; fi
