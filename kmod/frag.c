@@ -22,7 +22,6 @@
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_resource.h>
@@ -176,17 +175,14 @@ static void gpumem_frag_printfn(struct drm_printer *p, struct va_format *vaf)
 void gpumem_frag_read(struct ttm_resource_manager *man, u64 unit,
 		      struct gpumem_frag *out)
 {
-	struct gpumem_frag_parser *p;
-	struct drm_printer printer = { .printfn = gpumem_frag_printfn };
+	struct gpumem_frag_parser p;	/* ~200 bytes: one line at a time */
+	struct drm_printer printer = {
+		.printfn = gpumem_frag_printfn,
+		.arg = &p,
+	};
 
-	memset(out, 0, sizeof(*out));
-	p = kmalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return;		/* unknown */
-	gpumem_frag_parser_init(p, unit);
-	printer.arg = p;
+	gpumem_frag_parser_init(&p, unit);
 	ttm_resource_manager_debug(man, &printer);
-	gpumem_frag_feed(p, "\n", 1);	/* an unterminated last line */
-	*out = p->frag;
-	kfree(p);
+	gpumem_frag_feed(&p, "\n", 1);	/* an unterminated last line */
+	*out = p.frag;
 }

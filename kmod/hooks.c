@@ -256,7 +256,6 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 				    const struct ttm_place *place,
 				    const struct ttm_buffer_object *bo)
 {
-	u64 bytes = bo->base.size;
 	struct gpumem_quota_event ev = {
 		.type = GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
 		.minor = h->gdev->minor,
@@ -270,7 +269,7 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 	    place->fpfn || place->lpfn)
 		return;
 	ev.usage = ttm_resource_manager_usage(h->man);
-	if (ev.usage > h->capacity || h->capacity - ev.usage < bytes)
+	if (ev.usage > h->capacity || h->capacity - ev.usage < ev.requested)
 		return;		/* full: not fragmentation */
 	spin_lock(&h->hdev->frag_lock);
 	allowed = (h->hdev->frag_last != bo ||
