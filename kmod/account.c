@@ -8,8 +8,12 @@
  *    however many of its files or handles reach it.
  *  - An object is shared when more than one process holds it, or when it is
  *    exported as or imported from a dma-buf. Every holder sees it as shared.
+ *  - A client's file counts for every live process that has it in an fd
+ *    table (walk.c gives one entry per such process); with none, for its
+ *    opener while alive, else for pid 0.
  *  - Every object has exactly one owner: the process of the oldest client
- *    (first opened file on the device) that holds a handle to it. Imported
+ *    (first opened file on the device) that holds a handle to it; of
+ *    several processes holding that file, the lowest pid. Imported
  *    objects are owned by nobody on the importing device: their memory is the
  *    exporter's and is owned there. So the sum of `owned` over all processes
  *    of a device counts each object of that device once.
@@ -114,8 +118,18 @@ static u32 gpumem_tgid_order(const struct gpumem_walk_ent *ents, u32 head,
 static bool gpumem_ent_before(const struct gpumem_walk_ent *a,
 			      const struct gpumem_walk_ent *b)
 {
-	return a->order != b->order ? a->order < b->order :
-				      a->handle < b->handle;
+	if (a->order != b->order)
+		return a->order < b->order;
+	if (a->handle != b->handle)
+		return a->handle < b->handle;
+	/* one file held by several processes: the lowest pid first */
+	return a->tgid < b->tgid;
+}
+
+/* Does holder (@oa, @a) come before holder (@ob, @b) in a buffer's list? */
+static bool gpumem_holder_before(u32 oa, pid_t a, u32 ob, pid_t b)
+{
+	return oa != ob ? oa < ob : a < b;
 }
 
 static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
@@ -138,6 +152,7 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
 		return ret;
 
 	buf = &snap->bufs[snap->nr_bufs++];
+	buf->obj = ents[head].obj;
 	buf->dev = dev;
 	buf->owner = ents[owner].tgid;
 	buf->handle = ents[owner].handle;
@@ -156,7 +171,10 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
 			continue;
 		key = gpumem_tgid_order(ents, head, ents[j].tgid);
 		k = snap->nr_holders++ - buf->first_holder;
-		for (; k && gpumem_tgid_order(ents, head, h[k - 1]) > key; k--)
+		for (; k && gpumem_holder_before(key, ents[j].tgid,
+						 gpumem_tgid_order(ents, head,
+								   h[k - 1]),
+						 h[k - 1]); k--)
 			h[k] = h[k - 1];
 		h[k] = ents[j].tgid;
 	}

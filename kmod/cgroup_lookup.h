@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gpumem cgroup lookup: cgroup v2 by id, and its path, as the host sees
- * them, whatever cgroup namespace the calling task is in.
+ * them, whatever cgroup namespace the calling task is in (and, for
+ * display only, a path as a given cgroup namespace sees it).
  */
 #ifndef GPUMEM_CGROUP_LOOKUP_H
 #define GPUMEM_CGROUP_LOOKUP_H
@@ -13,6 +14,8 @@ int gpumem_cgroup_lookup_init(void);
 void gpumem_cgroup_lookup_exit(void);
 struct cgroup *gpumem_cgroup_get_host(u64 cgid);
 bool gpumem_cgroup_path(u64 cgid, char *buf, size_t len);
+bool gpumem_cgroup_path_ns(u64 cgid, struct cgroup_namespace *ns, char *buf,
+			   size_t len);
 
 /**
  * gpumem_cgroup_dead() - has the cgroup been removed?

@@ -62,6 +62,7 @@
 #include "fault_inject.h"
 #include "limits.h"
 #include "proc_usage.h"
+#include "snapshot.h"
 
 /* A charge whose buffer no handle reaches for this long leaves its process. */
 #define GPUMEM_ORPHAN_AGE	(2 * HZ)
@@ -84,6 +85,8 @@
  * @tgid: @owner's number in the initial pid namespace (for events)
  * @pu: the owner's per-process counters, NULL once the charge left them
  * @since: jiffies since which no handle or dma-buf reaches @obj
+ * @dead: jiffies when gpumem first saw @owner gone (0: not seen), for the
+ *	orphans report
  * @depth: number of entries in @cgids
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
@@ -93,7 +96,7 @@
 struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* @obj, @owner, @pu, @since */
+	spinlock_t lock;	/* @obj, @owner, @pu, @since, @dead */
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
@@ -105,6 +108,7 @@ struct gpumem_charge {
 	pid_t tgid;
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
+	unsigned long dead;
 	u32 depth;
 	u64 cgids[];
 };
@@ -548,6 +552,8 @@ static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 	*more = true;	/* still counted for a process: look again later */
 	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf))
 		c->since = jiffies;
+	if (gpumem_proc_usage_exited(c->pu) && !c->dead)
+		c->dead = jiffies ? jiffies : 1;
 	if (gpumem_proc_usage_exited(c->pu) ||
 	    !time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE)) {
 		pu = c->pu;
@@ -570,6 +576,87 @@ static void gpumem_charge_sweep_fn(struct work_struct *work)
 	if (more)
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
+}
+
+/* Filling a gpumem_charge_orphans() array. */
+struct gpumem_orphans_fill {
+	struct gpumem_orphan_rec *recs;
+	size_t cap, nr, want;
+};
+
+static bool gpumem_charge_note_orphan(struct gpumem_charge *c, void *arg)
+{
+	struct gpumem_orphans_fill *f = arg;
+	struct gpumem_orphan_rec *r;
+
+	if (!c->counted)
+		return false;
+	spin_lock(&c->lock);
+	if (!c->obj || !c->owner || pid_has_task(c->owner, PIDTYPE_TGID))
+		goto out;	/* inert, finished, or its owner lives */
+	if (!c->dead)
+		c->dead = jiffies ? jiffies : 1;
+	if (f->nr < f->cap) {
+		r = &f->recs[f->nr++];
+		r->obj = c->obj;
+		r->handles = READ_ONCE(c->obj->handle_count);
+		r->dmabuf = READ_ONCE(c->obj->dma_buf);
+		r->bytes = c->bytes;
+		r->cgid = c->cgids[0];
+		r->tgid = c->tgid;
+		r->minor = c->minor;
+		r->region = c->region;
+		r->dead_ms = jiffies_to_msecs(jiffies - c->dead);
+		memcpy(r->comm, c->comm, sizeof(r->comm));
+	}
+	f->want++;
+out:
+	spin_unlock(&c->lock);
+	return false;
+}
+
+/**
+ * gpumem_charge_orphans() - the charged placements whose owner has exited
+ * @recsp: a kvmalloc'ed array (or NULL), grown as needed; kvfree() it
+ * @capp: its capacity
+ * @nrp: returns the number of records filled in
+ *
+ * A counted placement (VRAM, GTT) is an orphan while its resource lives
+ * and its owner (the allocating process) has exited (been reaped); its
+ * cgroups stay charged (see the top of this file). Marks the time each
+ * orphan was first seen as such (the sweep marks it too).
+ *
+ * Context: may sleep; takes gpumem_charges_walk_lock.
+ * Return: 0, -ENOMEM, or -EAGAIN when records kept appearing faster than
+ *	the array could grow.
+ */
+int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
+			  size_t *nrp)
+{
+	struct gpumem_orphans_fill f = { .recs = *recsp, .cap = *capp };
+	unsigned int tries;
+	int ret = 0;
+
+	for (tries = 0; tries < 4; tries++) {
+		f.nr = 0;
+		f.want = 0;
+		mutex_lock(&gpumem_charges_walk_lock);
+		gpumem_charge_walk(gpumem_charge_note_orphan, &f);
+		mutex_unlock(&gpumem_charges_walk_lock);
+		if (f.want <= f.cap)
+			break;
+		ret = gpumem_vec_reserve((void **)&f.recs, &f.cap,
+					 f.want + f.want / 4 + 16,
+					 sizeof(*f.recs));
+		if (ret)
+			break;
+	}
+	if (!ret && f.want > f.cap)
+		ret = -EAGAIN;
+	*recsp = f.recs;
+	*capp = f.cap;
+	*nrp = ret ? 0 : f.nr;
+	return ret;
 }
 
 /**

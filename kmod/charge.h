@@ -6,6 +6,7 @@
 #ifndef GPUMEM_CHARGE_H
 #define GPUMEM_CHARGE_H
 
+#include <linux/sched.h>
 #include <linux/types.h>
 
 struct ttm_resource;
@@ -41,6 +42,32 @@ struct gpumem_placement {
 	bool bounce;
 };
 
+/**
+ * struct gpumem_orphan_rec - a charged placement whose owner has exited
+ * @obj: its buffer (a key to compare only, never dereferenced)
+ * @bytes: size of the placement
+ * @cgid: the cgroup charged (the owner's)
+ * @tgid: the owner (allocating process), gone
+ * @minor: the device
+ * @region: enum gpumem_region
+ * @handles: some GEM handle reached the buffer
+ * @dmabuf: the buffer was exported as a dma-buf
+ * @dead_ms: milliseconds since gpumem first saw the owner gone
+ * @comm: the owner's command name
+ */
+struct gpumem_orphan_rec {
+	const void *obj;
+	u64 bytes;
+	u64 cgid;
+	pid_t tgid;
+	int minor;
+	u8 region;
+	bool handles;
+	bool dmabuf;
+	u32 dead_ms;
+	char comm[TASK_COMM_LEN];
+};
+
 int gpumem_charge_init(void);
 void gpumem_charge_exit(void);
 
@@ -52,5 +79,7 @@ void gpumem_charge_cancel(struct gpumem_charge *charge);
 void gpumem_charge_release(struct ttm_resource *res);
 int gpumem_charge_device_inert(int minor);
 void gpumem_charge_forget_device(int minor);
+int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
+			  size_t *nrp);
 
 #endif /* GPUMEM_CHARGE_H */

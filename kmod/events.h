@@ -24,6 +24,10 @@
  * @mode: enum gpumem_limit_mode
  * @denied: the placement was denied
  * @suppressed: events of this cgroup dropped by rate limiting since the last
+ * @growth: leak-suspect: bytes the floor rose by over @windows windows
+ * @rate: leak-suspect: @growth per second
+ * @window_ms: leak-suspect: the length of a window
+ * @windows: leak-suspect: the windows the floor rose over
  */
 struct gpumem_quota_event {
 	u32 type;
@@ -39,6 +43,10 @@ struct gpumem_quota_event {
 	u32 mode;
 	bool denied;
 	u64 suppressed;
+	u64 growth;
+	u64 rate;
+	u32 window_ms;
+	u32 windows;
 };
 
 /**

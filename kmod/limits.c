@@ -32,6 +32,7 @@
 #include "cgroup_lookup.h"
 #include "discover.h"
 #include "events.h"
+#include "leak.h"
 #include "limits.h"
 
 /* How often removed cgroups' limits are looked for while any limit exists. */
@@ -47,6 +48,9 @@
  * @cgrp: the cgroup, referenced while @row.has_limit: a limit goes when its
  *	cgroup is removed (gpumem_limits_drop_removed()), never because a
  *	lookup failed
+ * @self: of @row.usage, the bytes charged by the cgroup's own processes
+ *	(not its descendants'); kept on the device's nodes only
+ * @leak: the leak detector's state of @self (leak.c)
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -56,6 +60,8 @@ struct gpumem_cg_node {
 	struct cgroup *cgrp;
 	bool above_high;
 	struct gpumem_ratelimit rl;
+	u64 self;
+	struct gpumem_leak_state leak;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
@@ -249,6 +255,8 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 				}
 			}
 			n->row.usage += c->bytes;
+			if (!d && !s)
+				n->self += c->bytes;
 		}
 	}
 	return 0;
@@ -316,6 +324,10 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 				continue;
 			}
 			n->row.usage -= c->bytes;
+			if (!d && !s) {
+				n->self -= min(n->self, c->bytes);
+				gpumem_leak_note(&n->leak, n->self);
+			}
 			if (n->above_high && n->row.usage <= n->row.high)
 				n->above_high = false;
 			gpumem_cg_put(n);
@@ -646,6 +658,48 @@ int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 	*rowsp = rows;
 	*nrowsp = nrows;
 	return 0;
+}
+
+/**
+ * gpumem_limits_leaks() - end the leak window of every cgroup's own usage on
+ *	each device, and collect the suspects
+ * @p: the window end to apply to every counter, or NULL to only collect
+ *	suspects left pending by an earlier call
+ * @hits: room for @max suspects (no pid: a cgroup's)
+ * @max: their number (0: collect nothing, the suspects stay pending)
+ *
+ * One pass under the lock, O(counters). A cgroup is judged by what its own
+ * processes charged: a staircase in a child is the child's suspect, not
+ * also each of its ancestors'.
+ *
+ * Context: process context (takes gpumem_limits_lock).
+ * Return: the suspects collected; when @max, call again with NULL for more.
+ */
+size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
+			   struct gpumem_leak_hit *hits, size_t max)
+{
+	struct gpumem_cg_node *n;
+	size_t nhits = 0;
+	int bkt;
+
+	spin_lock(&gpumem_limits_lock);
+	hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
+		if (n->row.minor == GPUMEM_ALL_DEVICES)
+			continue;
+		if (p)
+			gpumem_leak_window_end(&n->leak, n->self, p);
+		if (nhits == max ||
+		    !gpumem_leak_collect(&n->leak, n->self, &hits[nhits]))
+			continue;
+		hits[nhits].pid = NULL;
+		hits[nhits].cgid = n->row.cgid;
+		hits[nhits].comm[0] = '\0';
+		hits[nhits].minor = n->row.minor;
+		hits[nhits].region = n->row.region;
+		nhits++;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	return nhits;
 }
 
 /**

@@ -8,6 +8,9 @@
 
 #include <linux/types.h>
 
+struct gpumem_leak_params;
+struct gpumem_leak_hit;
+
 /* No limit. */
 #define GPUMEM_NO_LIMIT		U64_MAX
 /* A limit or counter on every device. */
@@ -94,6 +97,8 @@ struct gpumem_device_listener;
 extern const struct gpumem_device_listener gpumem_limits_listener;
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only);
+size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
+			   struct gpumem_leak_hit *hits, size_t max);
 void gpumem_limits_exit(void);
 
 #endif /* GPUMEM_LIMITS_H */

@@ -16,6 +16,7 @@
  *   limits.c    per-cgroup counters, limits and the allow/deny decision
  *   events.c    event numbering, rate limiting, the sink (netlink)
  *   proc_usage.c  per-process counters of the same charges
+ *   leak.c      leak suspicion: a staircase detector over those counters
  *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
  */
 #include <linux/module.h>
@@ -23,6 +24,7 @@
 #include "debugfs.h"
 #include "discover.h"
 #include "hooks.h"
+#include "leak.h"
 #include "netlink.h"
 #include "proc_usage.h"
 #include "charge.h"
@@ -58,6 +60,7 @@ static int __init gpumem_init(void)
 		goto err_netlink;
 	}
 	gpumem_debugfs_init();
+	gpumem_leak_init();
 	return 0;
 
 err_netlink:
@@ -72,6 +75,7 @@ err_lookup:
 
 static void __exit gpumem_exit(void)
 {
+	gpumem_leak_exit();
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();		/* restores every hooked device */
 	gpumem_hooks_exit();

@@ -15,7 +15,9 @@
  * come and go while userspace reads it. The position is kept in cb->args.
  */
 #include <linux/cgroup.h>
+#include <linux/nsproxy.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/ratelimit.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
@@ -26,6 +28,7 @@
 #include "fault_inject.h"
 #include "netlink.h"
 #include "netlink_gen.h"
+#include "orphans.h"
 #include "limits.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -38,6 +41,16 @@ struct gpumem_nl_dump {
 	int dev;			/* snapshot index of the device filter */
 	struct xarray cgroup_match;	/* tgid -> xa_mk_value(1) if in cgroup */
 	bool has_cgroup;
+	/*
+	 * The requester's view, made in .start from its namespaces (none is
+	 * kept): pid_view when its pid namespace is not the initial one,
+	 * nspids maps host tgids to xa_mk_value(its pid), 0 for "not in its
+	 * namespace"; cg_view when its cgroup namespace is not rooted at the
+	 * root cgroup, nspaths maps cgroup ids to paths from that root.
+	 */
+	bool pid_view, cg_view;
+	struct xarray nspids;
+	struct xarray nspaths;
 };
 
 /*
@@ -190,6 +203,119 @@ static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
 }
 
 /*
+ * Container-relative views, as /proc gives them: a requester in a pid
+ * namespace of its own sees the pids of its namespace, and no row of a
+ * process that has none there (kernel clients included); a buffer's owner
+ * or holder outside it is pid 0, as /proc shows such a parent. One in a
+ * cgroup namespace sees cgroup paths from the namespace's root, as its
+ * /proc/PID/cgroup does ("/../x" for a cgroup outside it). The translation
+ * is made once, in .start, in the requester's own context, like the
+ * snapshot it belongs to. Ids (cgroup ids, device ids) stay as they are;
+ * limits, their cgroup rows and events stay in the host's view.
+ */
+static bool gpumem_nl_host_pidns(void)
+{
+	return task_active_pid_ns(current) == &init_pid_ns;
+}
+
+/* A pid the requester gave, as the initial pid namespace numbers it. */
+static pid_t gpumem_nl_host_pid(pid_t nr)
+{
+	struct pid *pid;
+	pid_t host;
+
+	if (gpumem_nl_host_pidns())
+		return nr;
+	rcu_read_lock();
+	pid = nr > 0 ? find_pid_ns(nr, task_active_pid_ns(current)) : NULL;
+	host = pid ? pid_nr(pid) : -1;	/* -1: matches no process */
+	rcu_read_unlock();
+	return host;
+}
+
+/* The requester's pid of a host tgid, 0 when it has none (pid_view only). */
+static pid_t gpumem_nl_nspid(struct gpumem_nl_dump *st, pid_t tgid)
+{
+	void *entry = xa_load(&st->nspids, tgid);
+
+	return entry ? xa_to_value(entry) : 0;
+}
+
+static int gpumem_nl_map_pid(struct gpumem_nl_dump *st,
+			     struct pid_namespace *ns, pid_t tgid)
+{
+	struct pid *pid;
+	pid_t nr = 0;
+
+	if (tgid <= 0 || xa_load(&st->nspids, tgid))
+		return 0;
+	rcu_read_lock();
+	pid = find_pid_ns(tgid, &init_pid_ns);
+	if (pid)
+		nr = pid_nr_ns(pid, ns);
+	rcu_read_unlock();
+	return xa_err(xa_store(&st->nspids, tgid, xa_mk_value(nr), GFP_KERNEL));
+}
+
+static int gpumem_nl_map_path(struct gpumem_nl_dump *st,
+			      struct cgroup_namespace *ns, u64 cgid,
+			      char *buf)
+{
+	char *copy;
+	int ret;
+
+	if (!cgid || xa_load(&st->nspaths, cgid) ||
+	    !gpumem_cgroup_path_ns(cgid, ns, buf, PATH_MAX))
+		return 0;	/* removed since the walk: no path */
+	copy = kstrdup(buf, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	ret = xa_err(xa_store(&st->nspaths, cgid, copy, GFP_KERNEL));
+	if (ret)
+		kfree(copy);
+	return ret;
+}
+
+static int gpumem_nl_ns_view(struct netlink_callback *cb,
+			     struct gpumem_nl_dump *st)
+{
+	struct cgroup_namespace *cgns = current->nsproxy->cgroup_ns;
+	struct pid_namespace *pidns = task_active_pid_ns(current);
+	struct gpumem_snapshot *snap = st->snap;
+	struct gpumem_task_row *task;
+	unsigned long tgid;
+	char *buf = NULL;
+	size_t i;
+	int ret = 0;
+
+	st->pid_view = !gpumem_nl_host_pidns();
+	st->cg_view = !!cgroup_parent(cgns->root_cset->dfl_cgrp);
+	if (st->cg_view) {
+		buf = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!buf)
+			ret = -ENOMEM;
+	}
+	xa_for_each(&snap->tasks, tgid, task) {
+		if (ret)
+			break;
+		if (st->pid_view)
+			ret = gpumem_nl_map_pid(st, pidns, tgid);
+		if (!ret && st->cg_view)
+			ret = gpumem_nl_map_path(st, cgns, task->cgroup_id, buf);
+	}
+	for (i = 0; st->pid_view && !ret && i < snap->nr_bufs; i++)
+		ret = gpumem_nl_map_pid(st, pidns, snap->bufs[i].owner);
+	for (i = 0; st->pid_view && !ret && i < snap->nr_holders; i++)
+		ret = gpumem_nl_map_pid(st, pidns, snap->holders[i]);
+	kfree(buf);
+	if (ret) {
+		gpumem_nl_dump_done(cb);
+		cb->args[0] = 0;
+	}
+	return ret;
+}
+
+/*
  * Take the dump's snapshot: whole, or (@filter, a charged view) only the
  * rows the request asks for, so that a filtered dump costs what it returns.
  */
@@ -205,6 +331,8 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	if (!st)
 		return -ENOMEM;
 	xa_init(&st->cgroup_match);
+	xa_init(&st->nspids);
+	xa_init(&st->nspaths);
 	st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
 	if (IS_ERR(st->snap)) {
 		int ret = PTR_ERR(st->snap);
@@ -214,7 +342,7 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	}
 	cb->args[0] = (long)st;
 	cb->args[1] = 0;
-	return 0;
+	return gpumem_nl_ns_view(cb, st);
 }
 
 int gpumem_nl_dump_done(struct netlink_callback *cb)
@@ -222,8 +350,15 @@ int gpumem_nl_dump_done(struct netlink_callback *cb)
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 
 	if (st) {
+		unsigned long cgid;
+		char *path;
+
 		gpumem_snapshot_free(st->snap);
 		xa_destroy(&st->cgroup_match);
+		xa_destroy(&st->nspids);
+		xa_for_each(&st->nspaths, cgid, path)
+			kfree(path);
+		xa_destroy(&st->nspaths);
 		kfree(st);
 	}
 	return 0;
@@ -342,7 +477,7 @@ int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 	 */
 	if (attrs[GPUMEM_A_PROC_PID]) {
 		filter.has_pid = true;
-		filter.pid = nla_get_u32(attrs[GPUMEM_A_PROC_PID]);
+		filter.pid = gpumem_nl_host_pid(nla_get_u32(attrs[GPUMEM_A_PROC_PID]));
 	}
 	if (attrs[GPUMEM_A_PROC_DEV_ID])
 		filter.minor = nla_get_u32(attrs[GPUMEM_A_PROC_DEV_ID]);
@@ -367,7 +502,7 @@ static int gpumem_nl_proc_get_filters(struct netlink_callback *cb)
 
 	if (attrs[GPUMEM_A_PROC_PID]) {
 		st->has_pid = true;
-		st->pid = nla_get_u32(attrs[GPUMEM_A_PROC_PID]);
+		st->pid = gpumem_nl_host_pid(nla_get_u32(attrs[GPUMEM_A_PROC_PID]));
 	}
 	ret = gpumem_nl_dump_dev_filter(cb, st, attrs[GPUMEM_A_PROC_DEV_ID]);
 	if (ret)
@@ -387,10 +522,12 @@ static int gpumem_nl_proc_get_filters(struct netlink_callback *cb)
 	return ret;
 }
 
+/* @pid and @cgroup (NULL: none) as the requester sees them */
 static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			       const struct gpumem_snapshot *snap,
 			       const struct gpumem_proc_row *proc,
 			       const struct gpumem_task_row *task,
+			       pid_t pid, const char *cgroup,
 			       u32 portid, u32 seq)
 {
 	bool held = !(snap->flags & GPUMEM_SNAP_CHARGED);
@@ -402,12 +539,12 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			  GPUMEM_CMD_PROC_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, GPUMEM_A_PROC_PID, proc->tgid) ||
+	if (nla_put_u32(skb, GPUMEM_A_PROC_PID, pid) ||
 	    nla_put_string(skb, GPUMEM_A_PROC_COMM, task ? task->comm : "?") ||
 	    gpumem_nl_put_u64(skb, GPUMEM_A_PROC_CGROUP_ID,
 			      task ? task->cgroup_id : 0, GPUMEM_A_PROC_PAD) ||
-	    (task && task->cgroup &&
-	     nla_put_string(skb, GPUMEM_A_PROC_CGROUP_PATH, task->cgroup)) ||
+	    (cgroup &&
+	     nla_put_string(skb, GPUMEM_A_PROC_CGROUP_PATH, cgroup)) ||
 	    nla_put_u32(skb, GPUMEM_A_PROC_DEV_ID, snap->devs[proc->dev].minor) ||
 	    nla_put_u32(skb, GPUMEM_A_PROC_VIEW,
 			held ? GPUMEM_PROC_VIEW_HELD : GPUMEM_PROC_VIEW_CHARGED))
@@ -448,6 +585,9 @@ int gpumem_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	for (i = cb->args[1]; i < snap->nr_procs; i++) {
 		const struct gpumem_proc_row *proc = snap->procs[i];
+		const struct gpumem_task_row *task;
+		const char *cgroup;
+		pid_t pid = proc->tgid;
 
 		if (st->has_pid && proc->tgid != st->pid)
 			continue;
@@ -455,8 +595,16 @@ int gpumem_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		if (st->has_cgroup && !xa_load(&st->cgroup_match, proc->tgid))
 			continue;
-		if (gpumem_nl_fill_proc(skb, snap, proc,
-					xa_load(&snap->tasks, proc->tgid),
+		/* not in the requester's pid namespace: not shown */
+		if (st->pid_view)
+			pid = gpumem_nl_nspid(st, proc->tgid);
+		if (!pid && st->pid_view)
+			continue;
+		task = xa_load(&snap->tasks, proc->tgid);
+		cgroup = task ? task->cgroup : NULL;
+		if (task && st->cg_view)
+			cgroup = xa_load(&st->nspaths, task->cgroup_id);
+		if (gpumem_nl_fill_proc(skb, snap, proc, task, pid, cgroup,
 					NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq))
 			break;
@@ -473,7 +621,7 @@ static int gpumem_nl_buf_get_filters(struct netlink_callback *cb)
 	struct gpumem_nl_dump *st = gpumem_nl_dump_state(cb);
 
 	st->has_pid = true;
-	st->pid = nla_get_u32(attrs[GPUMEM_A_BUF_OWNER]);
+	st->pid = gpumem_nl_host_pid(nla_get_u32(attrs[GPUMEM_A_BUF_OWNER]));
 	return gpumem_nl_dump_dev_filter(cb, st, attrs[GPUMEM_A_BUF_DEV_ID]);
 }
 
@@ -501,7 +649,14 @@ static bool gpumem_buf_held_by(const struct gpumem_snapshot *snap,
 	return false;
 }
 
+/* The requester's pid of a buffer's owner or holder. */
+static pid_t gpumem_nl_buf_pid(struct gpumem_nl_dump *st, pid_t tgid)
+{
+	return st->pid_view ? gpumem_nl_nspid(st, tgid) : tgid;
+}
+
 static int gpumem_nl_fill_buf(struct sk_buff *skb,
+			      struct gpumem_nl_dump *st,
 			      const struct gpumem_snapshot *snap,
 			      const struct gpumem_buf_row *buf, u32 portid,
 			      u32 seq)
@@ -514,7 +669,8 @@ static int gpumem_nl_fill_buf(struct sk_buff *skb,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, GPUMEM_A_BUF_DEV_ID, snap->devs[buf->dev].minor) ||
-	    nla_put_u32(skb, GPUMEM_A_BUF_OWNER, buf->owner) ||
+	    nla_put_u32(skb, GPUMEM_A_BUF_OWNER,
+			gpumem_nl_buf_pid(st, buf->owner)) ||
 	    nla_put_u32(skb, GPUMEM_A_BUF_HANDLE, buf->handle) ||
 	    gpumem_nl_put_u64(skb, GPUMEM_A_BUF_SIZE, buf->size,
 			      GPUMEM_A_BUF_PAD) ||
@@ -525,7 +681,8 @@ static int gpumem_nl_fill_buf(struct sk_buff *skb,
 		goto cancel;
 	for (i = 0; i < buf->nr_holders; i++)
 		if (nla_put_u32(skb, GPUMEM_A_BUF_HOLDER,
-				snap->holders[buf->first_holder + i]))
+				gpumem_nl_buf_pid(st,
+						  snap->holders[buf->first_holder + i])))
 			goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -547,7 +704,7 @@ int gpumem_nl_buf_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		if (!gpumem_buf_held_by(snap, buf, st->pid))
 			continue;
-		if (gpumem_nl_fill_buf(skb, snap, buf,
+		if (gpumem_nl_fill_buf(skb, st, snap, buf,
 				       NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq))
 			break;
@@ -886,16 +1043,27 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	    (ev->minor != GPUMEM_ALL_DEVICES &&
 	     nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, ev->minor)) ||
 	    nla_put_u32(msg, GPUMEM_A_EVENT_REGION, ev->region) ||
-	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_REQUESTED, ev->requested,
-			      GPUMEM_A_EVENT_PAD) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_USAGE, ev->usage,
 			      GPUMEM_A_EVENT_PAD) ||
-	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_LIMIT, ev->limit,
-			      GPUMEM_A_EVENT_PAD) ||
-	    nla_put_u8(msg, GPUMEM_A_EVENT_DENIED, ev->denied) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SUPPRESSED, ev->suppressed,
 			      GPUMEM_A_EVENT_PAD))
 		goto drop;
+	/* a leak suspect is about no placement: its growth instead */
+	if (ev->type == GPUMEM_EVENT_TYPE_LEAK_SUSPECT) {
+		if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_GROWTH, ev->growth,
+				      GPUMEM_A_EVENT_PAD) ||
+		    gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_RATE, ev->rate,
+				      GPUMEM_A_EVENT_PAD) ||
+		    nla_put_u32(msg, GPUMEM_A_EVENT_WINDOW_MS, ev->window_ms) ||
+		    nla_put_u32(msg, GPUMEM_A_EVENT_WINDOWS, ev->windows))
+			goto drop;
+	} else if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_REQUESTED,
+				     ev->requested, GPUMEM_A_EVENT_PAD) ||
+		   gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_LIMIT, ev->limit,
+				     GPUMEM_A_EVENT_PAD) ||
+		   nla_put_u8(msg, GPUMEM_A_EVENT_DENIED, ev->denied)) {
+		goto drop;
+	}
 	/* quota events are about a cgroup's limit; the others may name one */
 	quota = ev->type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED ||
 		ev->type == GPUMEM_EVENT_TYPE_HIGH_CROSSED;
@@ -962,4 +1130,81 @@ void gpumem_netlink_exit(void)
 {
 	gpumem_events_set_sink(NULL);
 	genl_unregister_family(&gpumem_nl_family);
+}
+
+/* -- orphans (admin only: host pids and cgroup paths) -- */
+
+int gpumem_nl_orphan_get_start(struct netlink_callback *cb)
+{
+	struct gpumem_orphans *o;
+
+	BUILD_BUG_ON(GPUMEM_ORPHAN_KERNEL != GPUMEM_ORPHAN_KIND_KERNEL ||
+		     GPUMEM_ORPHAN_DMABUF != GPUMEM_ORPHAN_KIND_DMA_BUF ||
+		     GPUMEM_ORPHAN_MAPPING != GPUMEM_ORPHAN_KIND_MAPPING ||
+		     GPUMEM_ORPHAN_BUSY != GPUMEM_ORPHAN_KIND_BUSY);
+	o = gpumem_orphans_take();
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+	cb->args[0] = (long)o;
+	cb->args[1] = 0;
+	return 0;
+}
+
+int gpumem_nl_orphan_get_done(struct netlink_callback *cb)
+{
+	gpumem_orphans_free((struct gpumem_orphans *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+static int gpumem_nl_fill_orphan(struct sk_buff *skb,
+				 const struct gpumem_orphans *o,
+				 const struct gpumem_orphan_row *row,
+				 u32 portid, u32 seq)
+{
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, portid, seq, &gpumem_nl_family, NLM_F_MULTI,
+			  GPUMEM_CMD_ORPHAN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPUMEM_A_ORPHAN_DEV_ID, row->minor) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_REGION, row->region) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_ORPHAN_BYTES, row->bytes,
+			      GPUMEM_A_ORPHAN_PAD) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_BUFFERS, row->buffers) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_ORPHAN_CGROUP_ID, row->cgid,
+			      GPUMEM_A_ORPHAN_PAD) ||
+	    (row->cgroup &&
+	     nla_put_string(skb, GPUMEM_A_ORPHAN_CGROUP_PATH, row->cgroup)) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_PID, row->tgid) ||
+	    nla_put_string(skb, GPUMEM_A_ORPHAN_COMM, row->comm) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_SINCE_MS, row->since_ms) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_KINDS, row->kinds))
+		goto cancel;
+	for (i = 0; i < row->nr_holders; i++)
+		if (nla_put_u32(skb, GPUMEM_A_ORPHAN_HOLDER,
+				o->pids[row->first_holder + i]))
+			goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int gpumem_nl_orphan_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	const struct gpumem_orphans *o = (void *)cb->args[0];
+	long i;
+
+	for (i = cb->args[1]; i < o->nr_rows; i++)
+		if (gpumem_nl_fill_orphan(skb, o, &o->rows[i],
+					  NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq))
+			break;
+	cb->args[1] = i;
+	return skb->len;
 }

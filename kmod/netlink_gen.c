@@ -137,6 +137,13 @@ static const struct genl_ops gpumem_nl_ops[] = {
 		.dumpit	= gpumem_nl_cgroup_get_dumpit,
 		.done	= gpumem_nl_rows_done,
 	},
+	{
+		.cmd	= GPUMEM_CMD_ORPHAN_GET,
+		.start	= gpumem_nl_orphan_get_start,
+		.dumpit	= gpumem_nl_orphan_get_dumpit,
+		.done	= gpumem_nl_orphan_get_done,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group gpumem_nl_mcgrps[] = {

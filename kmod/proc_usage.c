@@ -37,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include "leak.h"
 #include "proc_usage.h"
 #include "snapshot.h"
 
@@ -49,6 +50,7 @@
  * @refs: charge records and callers holding this node
  * @bytes: bytes charged per region
  * @bos: placements charged
+ * @leak: the leak detector's state of each region's @bytes (leak.c)
  *
  * All fields are protected by gpumem_pu_lock.
  */
@@ -60,6 +62,7 @@ struct gpumem_proc_usage {
 	u32 refs;
 	u64 bytes[GPUMEM_REGION_COUNT];
 	u32 bos;
+	struct gpumem_leak_state leak[GPUMEM_REGION_COUNT];
 };
 
 static DEFINE_SPINLOCK(gpumem_pu_lock);
@@ -202,6 +205,7 @@ void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
 		pu->bytes[region] -= bytes;
 		pu->bos--;
 	}
+	gpumem_leak_note(&pu->leak[region], pu->bytes[region]);
 	spin_unlock(&gpumem_pu_lock);
 	gpumem_proc_usage_put(pu);
 }
@@ -342,6 +346,48 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 	}
 	gpumem_proc_usage_rows_free(rows, nrows);
 	return ret;
+}
+
+/**
+ * gpumem_proc_usage_leaks() - end the leak window of every counter, and
+ *	collect the suspects
+ * @p: the window end to apply to every counter, or NULL to only collect
+ *	suspects left pending by an earlier call
+ * @hits: room for @max suspects; each has a reference on its pid
+ * @max: their number (0: collect nothing, the suspects stay pending)
+ *
+ * One pass under the lock, O(processes x devices).
+ *
+ * Context: process context (takes gpumem_pu_lock).
+ * Return: the suspects collected; when @max, call again with NULL for more.
+ */
+size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
+			       struct gpumem_leak_hit *hits, size_t max)
+{
+	struct gpumem_proc_usage *pu;
+	size_t n = 0;
+	int bkt, r;
+
+	spin_lock(&gpumem_pu_lock);
+	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
+			if (p)
+				gpumem_leak_window_end(&pu->leak[r],
+						       pu->bytes[r], p);
+			if (n == max ||
+			    !gpumem_leak_collect(&pu->leak[r], pu->bytes[r],
+						 &hits[n]))
+				continue;
+			hits[n].pid = get_pid(pu->pid);
+			hits[n].cgid = 0;
+			memcpy(hits[n].comm, pu->comm, sizeof(hits[n].comm));
+			hits[n].minor = pu->minor;
+			hits[n].region = r;
+			n++;
+		}
+	}
+	spin_unlock(&gpumem_pu_lock);
+	return n;
 }
 
 /**

@@ -14,6 +14,8 @@
 struct pid;
 struct gpumem_snapshot;
 struct gpumem_snap_filter;
+struct gpumem_leak_params;
+struct gpumem_leak_hit;
 
 /* The counters of one (process, device); private to proc_usage.c. */
 struct gpumem_proc_usage;
@@ -49,6 +51,8 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 				 size_t nrows);
 int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 			   const struct gpumem_snap_filter *filter);
+size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
+			       struct gpumem_leak_hit *hits, size_t max);
 void gpumem_proc_usage_exit(void);
 
 #endif /* GPUMEM_PROC_USAGE_H */

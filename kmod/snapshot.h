@@ -111,8 +111,10 @@ struct gpumem_proc_row {
  * @shared: held by several processes or a dma-buf
  * @first_holder: index of the first holder in &gpumem_snapshot.holders
  * @nr_holders: number of holders (owner first)
+ * @obj: the buffer (a key to compare only, never dereferenced)
  */
 struct gpumem_buf_row {
+	const void *obj;
 	unsigned int dev;
 	pid_t owner;
 	u32 handle;

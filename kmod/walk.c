@@ -19,16 +19,30 @@
  * Object references are put only after every lock but the registry lock is
  * dropped. Files closed, objects freed and processes exiting meanwhile are
  * normal: we see each object as it was when we held its reference.
+ *
+ * Holders. Before the devices are walked, one pass under each device's
+ * filelist_mutex notes every client's struct file (drm_file.filp), sorted
+ * by address; then one scan of every process's fd table (thread-group
+ * leaders under RCU, task_lock, iterate_fd()'s files_struct.file_lock)
+ * notes, for each fd whose file pointer is one of them, the process
+ * (a struct pid reference). File pointers are only compared, never
+ * dereferenced. The scan is O(processes + fds * log(files)), once per walk.
+ * A file keeps its struct file address for as long as it is on its device's
+ * list; a file that was closed and another opened at the same address
+ * between the pass and the walk is told apart by its drm_file as well.
  */
+#include <linux/bsearch.h>
 #include <linux/cgroup.h>
 #include <linux/delay.h>
 #include <linux/dma-resv.h>
+#include <linux/fdtable.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/xarray.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
@@ -53,12 +67,30 @@ static struct gpumem_walk_ent *gpumem_ents_cache;
 static size_t gpumem_ents_cache_cap;
 static struct gpumem_account_scratch gpumem_account_cache;
 
+/* A client's file as the holder pass saw it. */
+struct gpumem_walk_file {
+	const struct file *filp;
+	const struct drm_file *dfile;
+};
+
+/* One process holding one of those files in its fd table. */
+struct gpumem_walk_holder {
+	u32 file;		/* index into gpumem_walk.files */
+	struct pid *pid;	/* the process (thread group), referenced */
+};
+
 /* Scratch state of one walk. */
 struct gpumem_walk {
 	struct gpumem_snapshot *snap;
 	struct gpumem_walk_ent *ents;
 	size_t nr_ents, cap_ents;
 	char *path;		/* PATH_MAX bytes for cgroup paths */
+	struct gpumem_walk_file *files;	/* sorted by filp */
+	size_t nr_files, cap_files;
+	struct gpumem_walk_holder *holders;	/* sorted by file */
+	size_t nr_holders, cap_holders, want_holders;
+	pid_t *tgids;		/* one file's holders, resolved */
+	size_t cap_tgids;
 };
 
 static struct ttm_buffer_object *gpumem_ttm_bo(const struct gpumem_device *gdev,
@@ -163,26 +195,6 @@ static void gpumem_resolve_pending(const struct gpumem_device *gdev,
 	}
 }
 
-/*
- * The process a file belongs to, resolved once per snapshot. Caller holds
- * filelist_mutex (drm_file.pid may change under it on 6.7+).
- */
-static int gpumem_resolve_task(struct gpumem_walk *w, struct drm_file *file,
-			       pid_t *tgidp)
-{
-	struct pid *pid;
-	int ret;
-
-	pid = gpumem_file_get_pid(file);
-	if (!pid) {
-		*tgidp = 0;
-		return 0;
-	}
-	ret = gpumem_snapshot_task(w->snap, pid, "?", w->path, tgidp);
-	put_pid(pid);
-	return ret;
-}
-
 static int gpumem_kernel_task(struct gpumem_walk *w)
 {
 	struct gpumem_task_row *row;
@@ -197,6 +209,273 @@ static int gpumem_kernel_task(struct gpumem_walk *w)
 	ret = xa_err(xa_store(&w->snap->tasks, 0, row, GFP_KERNEL));
 	if (ret)
 		kfree(row);
+	return ret;
+}
+
+static int gpumem_cmp_file(const void *a, const void *b)
+{
+	const struct gpumem_walk_file *x = a, *y = b;
+
+	if (x->filp == y->filp)
+		return 0;
+	return x->filp < y->filp ? -1 : 1;
+}
+
+static int gpumem_cmp_holder(const void *a, const void *b)
+{
+	const struct gpumem_walk_holder *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->pid == y->pid)
+		return 0;
+	return x->pid < y->pid ? -1 : 1;
+}
+
+/* The holder pass's entry of @filp, or NULL. Pure: callable under locks. */
+static const struct gpumem_walk_file *
+gpumem_find_file(const struct gpumem_walk *w, const struct file *filp)
+{
+	struct gpumem_walk_file key = { .filp = filp };
+
+	if (!w->nr_files)
+		return NULL;
+	return bsearch(&key, w->files, w->nr_files, sizeof(*w->files),
+		       gpumem_cmp_file);
+}
+
+/* Note every client's file of every device, sorted by address. */
+static int gpumem_note_files(struct gpumem_walk *w)
+{
+	struct gpumem_device *gdev;
+	struct drm_file *file;
+	int ret = 0;
+
+	w->nr_files = 0;
+	list_for_each_entry(gdev, &gpumem_devices, node) {
+		struct drm_device *ddev = gdev->drm;
+
+		mutex_lock(&ddev->filelist_mutex);
+		list_for_each_entry(file, &ddev->filelist, lhead) {
+			if (!file->filp)
+				continue;
+			ret = gpumem_vec_reserve((void **)&w->files,
+						 &w->cap_files, w->nr_files + 1,
+						 sizeof(*w->files));
+			if (ret)
+				break;
+			w->files[w->nr_files].filp = file->filp;
+			w->files[w->nr_files++].dfile = file;
+		}
+		mutex_unlock(&ddev->filelist_mutex);
+		if (ret)
+			return ret;
+	}
+	sort(w->files, w->nr_files, sizeof(*w->files), gpumem_cmp_file, NULL);
+	return 0;
+}
+
+struct gpumem_fd_scan {
+	struct gpumem_walk *w;
+	struct pid *pid;
+};
+
+/*
+ * iterate_fd() callback, under files_struct.file_lock (must not sleep):
+ * notes the scanned process as a holder of @filp if it is a client's file.
+ * @filp is only compared, never dereferenced.
+ */
+static int gpumem_scan_fd(const void *p, struct file *filp, unsigned int fd)
+{
+	const struct gpumem_fd_scan *scan = p;
+	struct gpumem_walk *w = scan->w;
+	const struct gpumem_walk_file *f = gpumem_find_file(w, filp);
+
+	if (!f)
+		return 0;
+	if (w->nr_holders < w->cap_holders) {
+		w->holders[w->nr_holders].file = f - w->files;
+		w->holders[w->nr_holders++].pid = get_pid(scan->pid);
+	}
+	w->want_holders++;
+	return 0;
+}
+
+/*
+ * Every process's fd tables: the leader's, and a thread's own where it has
+ * one (a thread may unshare its table).
+ */
+static void gpumem_scan_fd_tables(struct gpumem_walk *w)
+{
+	struct gpumem_fd_scan scan = { .w = w };
+	struct files_struct *files, *seen;
+	struct task_struct *p, *t;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		seen = NULL;
+		scan.pid = task_tgid(p);
+		for_each_thread(p, t) {
+			task_lock(t);
+			files = t->files;
+			if (files && files != seen)
+				iterate_fd(files, 0, gpumem_scan_fd, &scan);
+			task_unlock(t);
+			if (files && !seen)
+				seen = files;
+		}
+	}
+	rcu_read_unlock();
+}
+
+static void gpumem_put_holders(struct gpumem_walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_holders; i++)
+		put_pid(w->holders[i].pid);
+	w->nr_holders = 0;
+}
+
+#define GPUMEM_SCAN_TRIES	4
+
+/*
+ * The holder pass and scan (see the top of this file), once per walk.
+ * Caller holds gpumem_registry_lock.
+ */
+static int gpumem_collect_holders(struct gpumem_walk *w)
+{
+	unsigned int tries;
+	size_t i, n;
+	int ret;
+
+	ret = gpumem_note_files(w);
+	if (ret || !w->nr_files)
+		return ret;
+	w->want_holders = w->nr_files;
+	for (tries = 0; tries < GPUMEM_SCAN_TRIES; tries++) {
+		/* room for what the last scan found, and some growth */
+		ret = gpumem_vec_reserve((void **)&w->holders, &w->cap_holders,
+					 w->want_holders + w->want_holders / 4,
+					 sizeof(*w->holders));
+		if (ret)
+			return ret;
+		w->want_holders = 0;
+		gpumem_scan_fd_tables(w);
+		if (w->want_holders <= w->cap_holders)
+			break;
+		gpumem_put_holders(w);
+	}
+	if (tries == GPUMEM_SCAN_TRIES)
+		return -EAGAIN;	/* fd tables grew faster than we could follow */
+	sort(w->holders, w->nr_holders, sizeof(*w->holders),
+	     gpumem_cmp_holder, NULL);
+	/* one row per (file, process): a process may hold a file twice */
+	for (i = 0, n = 0; i < w->nr_holders; i++) {
+		if (n && !gpumem_cmp_holder(&w->holders[n - 1], &w->holders[i])) {
+			put_pid(w->holders[i].pid);
+			continue;
+		}
+		w->holders[n++] = w->holders[i];
+	}
+	w->nr_holders = n;
+	return 0;
+}
+
+/* Is the process of @pid (a thread or thread group pid) alive? */
+static bool gpumem_pid_alive(struct pid *pid)
+{
+	struct task_struct *task, *t;
+	bool alive = false;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_TGID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_PID);
+	if (task) {
+		for_each_thread(task, t) {
+			if (!(t->flags & PF_EXITING)) {
+				alive = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return alive;
+}
+
+/* Resolve @pid into w->tgids[*n] if its process is alive. */
+static int gpumem_add_tgid(struct gpumem_walk *w, struct pid *pid, size_t *n)
+{
+	size_t k;
+	pid_t tgid;
+	int ret;
+
+	if (!gpumem_pid_alive(pid))
+		return 0;
+	ret = gpumem_snapshot_task(w->snap, pid, "?", w->path, &tgid);
+	if (ret)
+		return ret;
+	ret = gpumem_vec_reserve((void **)&w->tgids, &w->cap_tgids, *n + 1,
+				 sizeof(*w->tgids));
+	if (ret)
+		return ret;
+	/* ascending, each once */
+	for (k = *n; k && w->tgids[k - 1] >= tgid; k--)
+		if (w->tgids[k - 1] == tgid)
+			return 0;
+	memmove(&w->tgids[k + 1], &w->tgids[k], (*n - k) * sizeof(*w->tgids));
+	w->tgids[k] = tgid;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * The processes a client's file counts for (README, "Accounting rules"),
+ * in w->tgids, ascending: the live processes that have it in an fd table;
+ * if none, the process it belongs to (drm_file.pid) while that is alive (a
+ * CPU mapping or an SCM_RIGHTS message in flight may keep the file); else
+ * pid 0, [kernel]: held by no live process. Never a dead process.
+ * Caller holds filelist_mutex (drm_file.pid may change under it on 6.7+).
+ */
+static int gpumem_file_tgids(struct gpumem_walk *w, struct drm_file *file,
+			     size_t *nr)
+{
+	const struct gpumem_walk_file *f = gpumem_find_file(w, file->filp);
+	size_t i, lo = 0, hi = w->nr_holders, n = 0;
+	struct pid *pid;
+	int ret = 0;
+
+	if (f && f->dfile == file) {
+		u32 idx = f - w->files;
+
+		while (lo < hi) {	/* first holder of file idx */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (w->holders[mid].file < idx)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < w->nr_holders && w->holders[i].file == idx &&
+		     !ret; i++)
+			ret = gpumem_add_tgid(w, w->holders[i].pid, &n);
+	}
+	if (!ret && !n) {
+		pid = gpumem_file_get_pid(file);
+		if (pid)
+			ret = gpumem_add_tgid(w, pid, &n);
+		put_pid(pid);
+	}
+	if (!ret && !n) {
+		ret = gpumem_vec_reserve((void **)&w->tgids, &w->cap_tgids, 1,
+					 sizeof(*w->tgids));
+		if (!ret)
+			ret = gpumem_kernel_task(w);
+		if (!ret)
+			w->tgids[n++] = 0;
+	}
+	*nr = n;
 	return ret;
 }
 
@@ -243,17 +522,28 @@ static bool gpumem_collect_handles(struct gpumem_walk *w,
 	return done;
 }
 
-/* Collect every object handle of one file. Caller holds filelist_mutex. */
+/*
+ * Collect every object handle of one file, once for each process it counts
+ * for (gpumem_file_tgids()). Caller holds filelist_mutex.
+ */
 static int gpumem_collect_file(struct gpumem_walk *w,
 			       const struct gpumem_device *gdev,
 			       struct drm_file *file, u32 order, bool internal)
 {
+	size_t first = w->nr_ents, cnt, k, i, nr_tgids = 1;
 	unsigned long index = 0;
-	pid_t tgid = 0;
 	int ret;
 
-	ret = internal ? gpumem_kernel_task(w) :
-			 gpumem_resolve_task(w, file, &tgid);
+	if (internal) {
+		ret = gpumem_vec_reserve((void **)&w->tgids, &w->cap_tgids, 1,
+					 sizeof(*w->tgids));
+		if (!ret)
+			ret = gpumem_kernel_task(w);
+		if (!ret)
+			w->tgids[0] = 0;
+	} else {
+		ret = gpumem_file_tgids(w, file, &nr_tgids);
+	}
 	if (ret)
 		return ret;
 	w->snap->clients++;
@@ -263,7 +553,27 @@ static int gpumem_collect_file(struct gpumem_walk *w,
 					 w->nr_ents + 256, sizeof(*w->ents));
 		if (ret)
 			return ret;
-	} while (!gpumem_collect_handles(w, gdev, file, order, tgid, &index));
+	} while (!gpumem_collect_handles(w, gdev, file, order, w->tgids[0],
+					 &index));
+
+	/* the same handles for the file's other holders */
+	cnt = w->nr_ents - first;
+	if (!cnt || nr_tgids < 2)
+		return 0;
+	ret = gpumem_vec_reserve((void **)&w->ents, &w->cap_ents,
+				 w->nr_ents + cnt * (nr_tgids - 1),
+				 sizeof(*w->ents));
+	if (ret)
+		return ret;
+	for (k = 1; k < nr_tgids; k++) {
+		for (i = first; i < first + cnt; i++) {
+			struct gpumem_walk_ent *ent = &w->ents[w->nr_ents++];
+
+			*ent = w->ents[i];
+			ent->tgid = w->tgids[k];
+			drm_gem_object_get(ent->obj);
+		}
+	}
 	return 0;
 }
 
@@ -448,6 +758,8 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 		nr++;
 	w.snap = gpumem_snapshot_alloc(nr, flags);
 	ret = w.snap ? 0 : -ENOMEM;
+	if (!ret && !(flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED)))
+		ret = gpumem_collect_holders(&w);
 	if (!ret) {
 		list_for_each_entry(gdev, &gpumem_devices, node) {
 			ret = gpumem_walk_device(&w, idx++, gdev);
@@ -478,6 +790,10 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 	gpumem_ents_cache_cap = w.cap_ents;
 	mutex_unlock(&gpumem_registry_lock);
 
+	gpumem_put_holders(&w);
+	kvfree(w.holders);
+	kvfree(w.files);
+	kvfree(w.tgids);
 	kfree(w.path);
 	if (ret) {
 		gpumem_snapshot_free(w.snap);

@@ -7,7 +7,8 @@
                                                      when they are not what
                                                      SPEC generates
 
-The files hold what userspace/query.c used to spell out by hand:
+The files (userspace/libgpumem/nlspec.[ch]) hold what query.c used to spell
+out by hand:
 
   - one libnl `struct nla_policy` array per attribute set
     (gm_spec_<set>_policy), the attribute types taken from the spec;
@@ -25,6 +26,7 @@ ranges in `checks:` are the kernel's business, a reply is parsed by type.
 The userspace Makefile's `check` target and scripts/host-checks.sh run
 --check, so the committed files cannot drift from the spec.
 """
+import os
 import re
 import sys
 
@@ -93,12 +95,15 @@ HEADER_TOP = '''/* SPDX-License-Identifier: GPL-2.0 */
 
 #include <netlink/attr.h>
 
-#include "../uapi/gpumem.h"
+#include "{uapi}"
 '''
 
 
-def header(spec):
-    out = [HEADER_TOP.format(spec=spec.path, family=spec.family)]
+def header(spec, hdr):
+    # the uapi header beside the spec, as the generated header's directory reaches it
+    uapi = os.path.relpath(os.path.join(os.path.dirname(spec.file), 'gpumem.h'),
+                           os.path.dirname(hdr) or '.')
+    out = [HEADER_TOP.format(spec=spec.path, family=spec.family, uapi=uapi)]
     out.append('/* --- enums: the name of each value (NULL: a value the spec does not name) */')
     for d, entries in spec.enums():
         n = c_upper(d['name'])
@@ -182,7 +187,7 @@ def main():
         sys.exit(__doc__)
     spec = Spec(spec_path)
     hdr_name = hdr.rsplit('/', 1)[-1]
-    want = {src: source(spec, hdr_name), hdr: header(spec)}
+    want = {src: source(spec, hdr_name), hdr: header(spec, hdr)}
     if mode == 'write':
         for path, text in want.items():
             with open(path, 'w') as f:

@@ -12,11 +12,18 @@
 #   spec-perms   the module's admin-only ops and CAP_SYS_ADMIN-only group
 #                are the spec's admin-perm ones, and no kmod/ file but the
 #                generated one declares ops, policies or groups
-#   userspace-spec  userspace/nlspec.[ch] are what the spec generates
+#   userspace-spec  userspace/libgpumem/nlspec.[ch] are what the spec generates
 #   dkms-<series> dkms add + dkms build of the module against each Debian
 #                kernel (7.3 inside the trixie tree), in a private DKMS tree
-#   userspace    gpumemctl builds with -Werror (and with make CFLAGS=/CPPFLAGS=),
+#   userspace    gpumemctl and gpumem-oci-hook (static: userspace-hook-static)
+#                build with -Werror (and with make CFLAGS=/CPPFLAGS=),
 #                its unit tests pass, top behaves on a terminal (tmux)
+#   gpumemd-metrics  gpumemd's scrape (simulated kernel) passes promtool
+#                check metrics and holds every line of gpumemctl export
+#   gpumemd-events, gpumemd-http  its event counters and JSON lines across
+#                a simulated unload, its HTTP statuses
+#   prometheus-rules  deploy/prometheus: promtool check rules + test rules;
+#                grafana-promql: the dashboard's queries parse
 #   driver-tables  kmod/classify.c's driver table against the DRM sources of
 #                6.1, 6.12 and 7.3 (scripts/check-driver-tables.py); and its
 #                self-test driver-tables-selftest (a changed row or unit fails)
@@ -163,7 +170,7 @@ done
 # gpumemctl's wire model (policies, attribute and enum names) is what
 # scripts/gen-nlspec.py generates from the spec (no kernel tree needed)
 check userspace-spec python3 scripts/gen-nlspec.py uapi/gpumem.yaml --check \
-	userspace/nlspec.c userspace/nlspec.h
+	userspace/libgpumem/nlspec.c userspace/libgpumem/nlspec.h
 if [ -e userspace/Makefile ]; then
 	# Only the exit status: static libnl links warn about NSS functions.
 	if make -s -C "$tmp/src/userspace" >/dev/null 2>&1; then
@@ -181,6 +188,16 @@ if [ -e userspace/Makefile ]; then
 	else
 		printf '%s\n' "$out" | tail -n 20 >&2
 		fail userspace-make-flags "make CFLAGS=-O1 CPPFLAGS=... lost the build's own flags"
+	fi
+	# gpumem-oci-hook: static (a runtime runs it from any root), json-c's
+	# include path kept with the user's flags
+	if out=$(make -C "$tmp/src/userspace" gpumem-oci-hook CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
+		grep -q -- '-DGM_HOST_CHECK' <<<"$out" && grep -q -- '-I/usr/include/json-c' <<<"$out" &&
+		file "$tmp/src/userspace/gpumem-oci-hook" | grep -q 'statically linked'; then
+		pass userspace-hook-static
+	else
+		printf '%s\n' "$out" | tail -n 20 >&2
+		fail userspace-hook-static "gpumem-oci-hook: not built static, or lost json-c's flags"
 	fi
 	out=$(make -s -C "$tmp/src/userspace" check 2>&1); rc=$?
 	last=$(printf '%s\n' "$out" | tail -n 1)
@@ -200,9 +217,13 @@ if [ -e userspace/Makefile ]; then
 		printf '%s\n' "$out" | tail -n 40 >&2
 		fail userspace-top-tty "tests/top-tty.sh: $last"
 	fi
+	# gpumemd against the simulated kernel: gpumemd-metrics, -events, -http
+	bash userspace/tests/gpumemd-checks.sh "$tmp/src/userspace"
 else
 	fail userspace "no userspace/Makefile"
 fi
+# deploy/: prometheus-rules (check + unit tests), grafana-promql
+bash deploy/check.sh
 
 # driver-tables: kmod/classify.c's table against each kernel's own DRM driver
 # sources (scripts/fetch-driver-sources.sh); its per-driver summary goes to

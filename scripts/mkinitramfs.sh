@@ -187,6 +187,16 @@ if [ "${GPUMEM_GUEST_PYTHON:-1}" = 1 ]; then
 	add_ynl
 fi
 
+# Debian's crun (setup-host.sh installs it) with its libraries, as
+# /tests/bin/crun, for tests/guest/77-oci-hook.sh (a real OCI runtime
+# running gpumem-oci-hook).
+if [ -x /usr/bin/crun ]; then
+	cp_same /usr/bin/crun
+	ln -sf /usr/bin/crun "$tmp/tests/bin/crun"
+else
+	log "mkinitramfs $series: no /usr/bin/crun (apt-get install crun): 77-oci-hook will fail"
+fi
+
 mkdir -p "$(dirname "$outfile")"
 (cd "$tmp" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet --reproducible -R 0:0) | gzip -1 > "$outfile.tmp.$$"

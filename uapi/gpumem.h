@@ -69,12 +69,36 @@ enum gpumem_proc_view {
  *   (fragmentation; TTM then evicts to make room, or the allocation fails):
  *   requested is the size, usage the manager's bytes in use, limit its
  *   capacity
+ * @GPUMEM_EVENT_TYPE_LEAK_SUSPECT: a process's (pid set) or a cgroup's own (no
+ *   pid) charged bytes on a device and region rose in every one of "windows"
+ *   windows in a row without falling back (a staircase): usage is the bytes
+ *   charged now, growth how much the lowest point rose over those windows,
+ *   rate that per second; one event per rise (module parameters
+ *   leak_window_ms, leak_windows, leak_slack)
  */
 enum gpumem_event_type {
 	GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
 	GPUMEM_EVENT_TYPE_HIGH_CROSSED,
 	GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
 	GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
+	GPUMEM_EVENT_TYPE_LEAK_SUSPECT,
+};
+
+/**
+ * enum gpumem_orphan_kind - what, besides processes with a handle, keeps
+ *   orphaned buffers
+ * @GPUMEM_ORPHAN_KIND_KERNEL: an in-kernel DRM client's handle
+ * @GPUMEM_ORPHAN_KIND_DMA_BUF: exported as a dma-buf (a dma-buf fd or another
+ *   device's importer)
+ * @GPUMEM_ORPHAN_KIND_MAPPING: no handle and no dma-buf reach them (CPU
+ *   mappings)
+ * @GPUMEM_ORPHAN_KIND_BUSY: handles the walk could not read (reservation busy)
+ */
+enum gpumem_orphan_kind {
+	GPUMEM_ORPHAN_KIND_KERNEL = 1,
+	GPUMEM_ORPHAN_KIND_DMA_BUF = 2,
+	GPUMEM_ORPHAN_KIND_MAPPING = 4,
+	GPUMEM_ORPHAN_KIND_BUSY = 8,
 };
 
 enum {
@@ -192,9 +216,31 @@ enum {
 	GPUMEM_A_EVENT_DENIED,
 	GPUMEM_A_EVENT_SUPPRESSED,
 	GPUMEM_A_EVENT_PAD,
+	GPUMEM_A_EVENT_GROWTH,
+	GPUMEM_A_EVENT_RATE,
+	GPUMEM_A_EVENT_WINDOW_MS,
+	GPUMEM_A_EVENT_WINDOWS,
 
 	__GPUMEM_A_EVENT_MAX,
 	GPUMEM_A_EVENT_MAX = (__GPUMEM_A_EVENT_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_ORPHAN_DEV_ID = 1,
+	GPUMEM_A_ORPHAN_REGION,
+	GPUMEM_A_ORPHAN_BYTES,
+	GPUMEM_A_ORPHAN_BUFFERS,
+	GPUMEM_A_ORPHAN_CGROUP_ID,
+	GPUMEM_A_ORPHAN_CGROUP_PATH,
+	GPUMEM_A_ORPHAN_PID,
+	GPUMEM_A_ORPHAN_COMM,
+	GPUMEM_A_ORPHAN_SINCE_MS,
+	GPUMEM_A_ORPHAN_HOLDER,
+	GPUMEM_A_ORPHAN_KINDS,
+	GPUMEM_A_ORPHAN_PAD,
+
+	__GPUMEM_A_ORPHAN_MAX,
+	GPUMEM_A_ORPHAN_MAX = (__GPUMEM_A_ORPHAN_MAX - 1)
 };
 
 enum {
@@ -207,6 +253,7 @@ enum {
 	GPUMEM_CMD_LIMIT_DEL,
 	GPUMEM_CMD_CGROUP_GET,
 	GPUMEM_CMD_QUOTA_EVENT,
+	GPUMEM_CMD_ORPHAN_GET,
 
 	__GPUMEM_CMD_MAX,
 	GPUMEM_CMD_MAX = (__GPUMEM_CMD_MAX - 1)

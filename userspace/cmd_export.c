@@ -5,6 +5,7 @@
  * node_exporter's textfile collector.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,10 @@ static const char help[] =
 	"                     and gtt only); see gpumemctl ps --help\n"
 	"  -o, --output FILE  write FILE atomically (a temporary file in the same\n"
 	"                     directory, renamed), e.g. for the textfile collector:\n"
-	"                     -o /var/lib/prometheus/node-exporter/gpumem.prom\n";
+	"                     -o /var/lib/prometheus/node-exporter/gpumem.prom;\n"
+	"                     a character device or FIFO (/dev/stdout) is written\n"
+	"                     in place; a symbolic link is never replaced: it is\n"
+	"                     written through only to such a device or FIFO\n";
 
 /* What is exported: cgroups is NULL when the module cannot tell. */
 struct metrics {
@@ -105,6 +109,73 @@ fail:
 	unlink(tmp);
 	free(tmp);
 	return gm_error("cannot write %s: %s", path, strerror(err));
+}
+
+/*
+ * Write a character device or FIFO in place (PATH, or what a symbolic link
+ * PATH leads to). What was opened is checked again, so that a file put in
+ * its place meanwhile is not written either.
+ */
+static int write_in_place(const char *path, const struct metrics *m)
+{
+	struct stat st;
+	FILE *f;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return gm_error("cannot write %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		close(fd);
+		return gm_error("cannot write %s: it changed while it was opened (no longer a "
+				"character device or FIFO)", path);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		return gm_error("cannot write %s: %s", path, strerror(err));
+	}
+	write_metrics(f, m);
+	if (fflush(f) != 0 || ferror(f))
+		err = errno ? errno : EIO;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (err)
+		return gm_error("cannot write %s: %s", path, strerror(err));
+	return GM_EXIT_OK;
+}
+
+/*
+ * -o FILE: a regular file (or none yet) is replaced atomically; a character
+ * device or FIFO is written in place, also through a symbolic link; a
+ * symbolic link is never renamed over, whatever it leads to (a regular file
+ * behind it would be replaced by a file where the link was); anything else
+ * is refused.
+ */
+static int write_output(const char *path, const struct metrics *m)
+{
+	struct stat st, target;
+
+	errno = 0;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return write_file(path, m);
+		return gm_error("cannot write %s: %s", path, strerror(errno));
+	}
+	if (S_ISREG(st.st_mode))
+		return write_file(path, m);
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return write_in_place(path, m);
+	if (S_ISDIR(st.st_mode))
+		return gm_error("cannot write %s: %s", path, strerror(EISDIR));
+	if (!S_ISLNK(st.st_mode))
+		return gm_error("cannot write %s: not a regular file, character device or FIFO",
+				path);
+	if (stat(path, &target) == 0 && (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)))
+		return write_in_place(path, m);
+	return gm_error("cannot write %s: a symbolic link (to a regular file, or to nothing): "
+			"not replaced; name the file itself", path);
 }
 
 int cmd_export(int argc, char **argv, struct gm_opts *o)
@@ -186,7 +257,7 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	}
 
 	if (out) {
-		ret = write_file(out, &m);
+		ret = write_output(out, &m);
 	} else {
 		write_metrics(stdout, &m);
 		ret = GM_EXIT_OK;

@@ -34,15 +34,19 @@
 
 static const char help[] =
 	"Usage: gpumemctl watch [--json] [--bytes] [-n COUNT] [-t SECONDS]\n"
+	"                       [-T TYPE[,TYPE...]]\n"
 	"\n"
 	"Print gpumem's quota events as they happen, one line each: the time it\n"
-	"was received, the type (quota-exceeded, high-crossed, device-threshold),\n"
-	"cgroup, pid and command, device and region, the bytes requested, the\n"
-	"usage before the placement and the limit (max, high or threshold),\n"
-	"whether the placement was denied or allowed (and the limit's mode), and\n"
-	"how many events of that cgroup rate limiting suppressed since its last\n"
-	"one. A warning line says when sequence numbers were skipped (events\n"
-	"missed). Output is flushed after every event.\n"
+	"was received, the type (quota-exceeded, high-crossed, device-threshold,\n"
+	"fragmented-denial, leak-suspect), cgroup, pid and command, device and\n"
+	"region, the bytes requested, the usage before the placement and the\n"
+	"limit (max, high or threshold), whether the placement was denied or\n"
+	"allowed (and the limit's mode), and how many events of that cgroup rate\n"
+	"limiting suppressed since its last one. A leak-suspect (a process's or,\n"
+	"without pid, a cgroup's own usage rose window after window: a leak?)\n"
+	"shows the usage now, the growth, its rate and the windows instead. A\n"
+	"warning line says when sequence numbers were skipped (events missed).\n"
+	"Output is flushed after every event.\n"
 	"\n"
 	"When the gpumem module is unloaded, a note goes to stderr and the watch\n"
 	"waits for it to be loaded again. Ends on SIGINT or SIGTERM (status 0).\n"
@@ -53,11 +57,17 @@ static const char help[] =
 	"  -t, --timeout SECONDS\n"
 	"                       exit after SECONDS (0.1 to 86400): status 0, or 1\n"
 	"                       when --count N events had not come by then\n"
+	"  -T, --type TYPE[,TYPE...]\n"
+	"                       only events of these types (e.g. leak-suspect:\n"
+	"                       the leak suspects as they are raised); the others\n"
+	"                       are not printed nor counted, but their sequence\n"
+	"                       numbers are: no false 'missed' warning\n"
 	"  -j, --json           one JSON object per line and event: time (UTC),\n"
 	"                       seq, type, cgroup_id, cgroup, pid, comm, device,\n"
 	"                       region, requested, usage, limit, mode, denied,\n"
-	"                       suppressed, missed (null: not sent); warnings go\n"
-	"                       to stderr\n"
+	"                       suppressed, missed (null: not sent); leak-suspect\n"
+	"                       also growth, rate (bytes/s), windows, window_ms;\n"
+	"                       warnings go to stderr\n"
 	"  -b, --bytes          exact byte counts\n";
 
 static volatile sig_atomic_t got_signal;
@@ -71,8 +81,35 @@ struct watch {
 	const struct gm_opts *o;
 	struct gm_seq seq;
 	uint64_t count, max_count;
+	uint64_t types;		/* bit per enum gpumem_event_type shown; 0: all */
 	int write_err;
 };
+
+/* --type: the comma-separated names into a mask; -1 (message in err) if one is unknown */
+static int parse_types(const char *arg, uint64_t *mask, char *err, size_t len)
+{
+	const char *p = arg;
+
+	*mask = 0;
+	do {
+		size_t n = strcspn(p, ",");
+		uint32_t t;
+
+		for (t = 0; t < 64; t++) {
+			const char *name = gm_event_type_name(t);
+
+			if (name && strlen(name) == n && !strncmp(name, p, n))
+				break;
+		}
+		if (t == 64) {
+			snprintf(err, len, "--type: unknown event type '%.*s'", (int)n, p);
+			return -1;
+		}
+		*mask |= 1ull << t;
+		p += n;
+	} while (*p++ == ',');
+	return 0;
+}
 
 /* Stop reading: enough events (--count), or stdout failed. */
 #define STOP_DONE (-ECANCELED)
@@ -102,6 +139,15 @@ static int on_event(struct nl_msg *msg, void *arg)
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	missed = gm_seq_next(&w->seq, &e, &first);
+	if (w->types && (!e.has_type || e.type >= 64 || !(w->types & (1ull << e.type)))) {
+		/* filtered out: its number counts, so missed stays the gaps before it */
+		if (missed) {
+			fflush(stdout);
+			gm_missed_line(w->o->json ? stderr : stdout, &now, missed, first);
+		}
+		gm_event_free(&e);
+		return 0;
+	}
 	if (w->o->json) {
 		if (missed) {
 			fflush(stdout);
@@ -170,6 +216,7 @@ int cmd_watch(int argc, char **argv, struct gm_opts *o)
 		GM_COMMON_LONGOPTS,
 		{ "count", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "type", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct watch w = { .o = o };
@@ -182,7 +229,7 @@ int cmd_watch(int argc, char **argv, struct gm_opts *o)
 	char err[GM_ERR_LEN];
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "n:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, GM_COMMON_SHORTOPTS "n:t:T:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_count(optarg, "count", &w.max_count, err, sizeof(err)) < 0)
@@ -191,6 +238,10 @@ int cmd_watch(int argc, char **argv, struct gm_opts *o)
 		case 't':
 			if (parse_interval(optarg, &timeout, err, sizeof(err)) < 0)
 				return gm_usage_error("watch", "--timeout: %s", err);
+			break;
+		case 'T':
+			if (parse_types(optarg, &w.types, err, sizeof(err)) < 0)
+				return gm_usage_error("watch", "%s", err);
 			break;
 		default:
 			ret = gm_common_opt(c, "watch", argv, o, help);

@@ -28,6 +28,8 @@ static const char main_help[] =
 	"                             view, a walk of every client and buffer)\n"
 	"  buffers -p PID [-d DEV] [--min-size SIZE]\n"
 	"                             buffers one process holds (CAP_NET_ADMIN)\n"
+	"  orphans                    memory whose allocating process has exited,\n"
+	"                             and who keeps it now (CAP_NET_ADMIN)\n"
 	"  top [-i SECONDS] [-n FRAMES]\n"
 	"                             refreshing view, sorted by VRAM; q quits\n"
 	"  stats                      counters of gpumem's walker\n"
@@ -38,8 +40,8 @@ static const char main_help[] =
 	"  limit get|clear CGROUP [-d DEV] [-r REGION]\n"
 	"  limit list                 set, show, remove and list the GPU memory\n"
 	"                             limits of cgroups (CAP_NET_ADMIN)\n"
-	"  watch [-n COUNT] [-t SECONDS]\n"
-	"                             print quota events as they come (root)\n"
+	"  watch [-n COUNT] [-t SECONDS] [-T TYPE,...]\n"
+	"                             print quota and leak events as they come (root)\n"
 	"  export --prometheus [-o FILE]\n"
 	"                             metrics in the Prometheus text format\n"
 	"  help [COMMAND]             this help, or a command's\n"
@@ -65,6 +67,7 @@ static const struct {
 	{ "devices", cmd_devices },
 	{ "ps", cmd_ps },
 	{ "buffers", cmd_buffers },
+	{ "orphans", cmd_orphans },
 	{ "top", cmd_top },
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },

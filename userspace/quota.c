@@ -351,6 +351,22 @@ static void ev_denied(const struct gm_field *f, const void *obj, struct gm_val *
 	}
 }
 
+/* leak-suspect, text: "over N windows of M ms" */
+static void ev_windows(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+	uint64_t n, ms;
+
+	(void)f;
+	if (!gm_raw_uint(&e->raw, GPUMEM_A_EVENT_WINDOWS, &n) ||
+	    !gm_raw_uint(&e->raw, GPUMEM_A_EVENT_WINDOW_MS, &ms))
+		return;
+	snprintf(buf, GM_FIELD_BUF, "over %" PRIu64 " window%s of %" PRIu64 " ms", n,
+		 n == 1 ? "" : "s", ms);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
 /*
  * text: "denied"/"allowed" and the mode in parentheses for quota-exceeded
  * and high-crossed events (for others only when denied), else the mode
@@ -399,6 +415,16 @@ static const struct gm_field event_fields[] = {
 	{ .key = "usage", .fmt = "usage %s", .clause = 1, EV, .get = ev_num, .arg = E_USAGE },
 	/* max, high or threshold: the word is the event type's */
 	{ .key = "limit", .fmt = "%2$s %1$s", .clause = 1, EV, .get = ev_num, .arg = E_LIMIT },
+	/* leak-suspect: the floor's growth, its rate and the windows */
+	{ .key = "growth", .fmt = "growth %s", .clause = 1, .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_GROWTH), .get = gm_get_attr_bytes },
+	{ .key = "rate", .fmt = "%s/s", .clause = 1, .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_RATE), .get = gm_get_attr_bytes },
+	{ .key = "windows", .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_WINDOWS), .get = gm_get_attr_u64 },
+	{ .key = "window_ms", .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_WINDOW_MS), .get = gm_get_attr_u64 },
+	{ .fmt = "%s", .clause = 2, EV, .get = ev_windows },
 	{ .key = "mode", EV, .get = ev_mode },
 	{ .key = "denied", EV, .get = ev_denied },
 	{ .fmt = "%s", .clause = 2, EV, .get = ev_verdict },

@@ -9,6 +9,9 @@
  *   walk:   one read of /sys/kernel/debug/gpumem/processes, which walks every
  *           client and classifies every BO in the kernel.
  *
+ *   orphans: with -o, one read of /sys/kernel/debug/gpumem/orphans (the
+ *           charge records, and a walk when there are orphans).
+ *
  *   cmd:    with -x, one run of a command (e.g. "gpumemctl ps --json"),
  *           process start included, its output thrown away.
  *   dump:   with -n, one proc-get dump of the gpumem netlink family on a
@@ -17,7 +20,7 @@
  *           (a walk); every reply is parsed (libnl-genl) and its rows
  *           counted.
  *
- * usage: bench-scan [-r REPEAT] [-n] [-x "PROGRAM ARGS..."]
+ * usage: bench-scan [-r REPEAT] [-n] [-o] [-x "PROGRAM ARGS..."]
  * Prints, per method, the median wall time of a full scan and what it found:
  *   fdinfo median_ns=N fds=N keys=N
  *   walk median_ns=N rows=N kernel_walk_ns=N bos=N collect_ns=N
@@ -27,6 +30,7 @@
  *   charged1 median_ns=N rows=N             (with -n: charged, pid 1 only:
  *                                            the fixed cost of a dump)
  *   cmd median_ns=N                         (with -x)
+ *   orphans median_ns=N rows=N              (with -o)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -135,14 +139,14 @@ static int scan_fdinfo(long *keys)
 	return drm_fds;
 }
 
-/* One read of the gpumem processes file. Returns its rows. */
-static int scan_walk(void)
+/* One read of a gpumem debugfs file. Returns its rows. */
+static int scan_file(const char *path)
 {
 	static char buf[1 << 16];
 	int fd, rows = 0;
 	ssize_t n, i;
 
-	fd = open("/sys/kernel/debug/gpumem/processes", O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
@@ -150,6 +154,12 @@ static int scan_walk(void)
 			rows += buf[i] == '\n';
 	close(fd);
 	return rows - 1;
+}
+
+/* One read of the gpumem processes file (a walk). Returns its rows. */
+static int scan_walk(void)
+{
+	return scan_file("/sys/kernel/debug/gpumem/processes");
 }
 
 /* --- the netlink dump -------------------------------------------------------- */
@@ -250,11 +260,17 @@ int main(int argc, char **argv)
 	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0, family = -1;
 	struct dump_count dc_charged = { 0 }, dc_held = { 0 }, dc_none = { 0 };
 	struct nl_sock *sk = NULL;
-	bool use_nl = false;
+	bool use_nl = false, use_orphans = false;
+	static unsigned long long t_orph[MAX_REPEAT];
+	int orows = 0;
 	char *cmd = NULL, *args[16];
 	long keys = 0;
 
-	while ((opt = getopt(argc, argv, "nr:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "nor:x:")) != -1) {
+		if (opt == 'o') {
+			use_orphans = true;
+			continue;
+		}
 		if (opt == 'x') {
 			cmd = optarg;
 			continue;
@@ -264,7 +280,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (opt != 'r') {
-			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-n] [-x CMD]\n");
+			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-n] [-o] [-x CMD]\n");
 			return 2;
 		}
 		repeat = atoi(optarg);
@@ -301,6 +317,15 @@ int main(int argc, char **argv)
 		k_col[i] = stat_value("last_walk_collect_ns");
 		k_acc[i] = stat_value("last_walk_account_ns");
 		k_rel[i] = stat_value("last_walk_release_ns");
+		if (use_orphans) {
+			t0 = now_ns();
+			orows = scan_file("/sys/kernel/debug/gpumem/orphans");
+			t_orph[i] = now_ns() - t0;
+			if (orows < 0) {
+				fprintf(stderr, "bench-scan: orphans read failed\n");
+				return 1;
+			}
+		}
 		if (cmd) {
 			t0 = now_ns();
 			if (run_cmd(args)) {
@@ -353,5 +378,7 @@ int main(int argc, char **argv)
 	}
 	if (cmd)
 		printf("cmd median_ns=%llu\n", median(t_cmd, repeat));
+	if (use_orphans)
+		printf("orphans median_ns=%llu rows=%d\n", median(t_orph, repeat), orows);
 	return 0;
 }

@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gm-nsexec: run a command as another user and/or in new user and cgroup
- * namespaces, as a container runtime or `unshare -U -C -r` would (busybox's
- * unshare has no cgroup namespace).
+ * gm-nsexec: run a command as another user and/or in new user, cgroup and
+ * pid namespaces, as a container runtime or `unshare -U -C -p -f -r` would
+ * (busybox's unshare has no cgroup namespace).
  *
- *   gm-nsexec [-u UID] [-U] [-C] -- CMD [ARGS...]
+ *   gm-nsexec [-u UID] [-U] [-C] [-P] -- CMD [ARGS...]
  *     -u UID  drop to UID (and GID UID) first
  *     -U      a new user namespace, mapping the caller's uid to 0
  *     -C      a new cgroup namespace (its root: the caller's cgroup now)
+ *     -P      a new pid namespace: CMD runs in a child, as its pid 1, and
+ *             is killed when gm-nsexec dies
  *
- * Exit status 111 when setting up fails (with a message), else CMD's.
+ * Exit status 111 when setting up fails (with a message), else CMD's
+ * (128 + the signal when it was killed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +44,12 @@ static void write_file(const char *path, const char *text)
 
 int main(int argc, char **argv)
 {
-	int opt, user = 0, cgroup = 0;
+	int opt, user = 0, cgroup = 0, pidns = 0, status;
+	pid_t child;
 	long uid = -1;
 	char map[64];
 
-	while ((opt = getopt(argc, argv, "+u:UC")) != -1) {
+	while ((opt = getopt(argc, argv, "+u:UCP")) != -1) {
 		switch (opt) {
 		case 'u':
 			uid = strtol(optarg, NULL, 10);
@@ -54,8 +60,12 @@ int main(int argc, char **argv)
 		case 'C':
 			cgroup = 1;
 			break;
+		case 'P':
+			pidns = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: gm-nsexec [-u UID] [-U] [-C] -- CMD [ARGS...]\n");
+			fprintf(stderr,
+				"usage: gm-nsexec [-u UID] [-U] [-C] [-P] -- CMD [ARGS...]\n");
 			return 111;
 		}
 	}
@@ -82,6 +92,22 @@ int main(int argc, char **argv)
 	}
 	if (cgroup && unshare(CLONE_NEWCGROUP))
 		fail("unshare(CLONE_NEWCGROUP)");
+	if (pidns) {
+		if (unshare(CLONE_NEWPID))
+			fail("unshare(CLONE_NEWPID)");
+		child = fork();
+		if (child < 0)
+			fail("fork");
+		if (child > 0) {
+			while (waitpid(child, &status, 0) < 0)
+				if (errno != EINTR)
+					fail("waitpid");
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+						   128 + WTERMSIG(status);
+		}
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+			fail("PR_SET_PDEATHSIG");
+	}
 	execvp(argv[optind], argv + optind);
 	fail(argv[optind]);
 	return 111;

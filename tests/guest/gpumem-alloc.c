@@ -8,6 +8,13 @@
  *   gpumem-alloc export     -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -S SOCKET [hold options]
  *   gpumem-alloc import     -d DRIVER -S SOCKET [hold options]
  *   gpumem-alloc selfimport -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *   gpumem-alloc forkhold   -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *                           a forked child keeps the card fd, outlives the parent
+ *   gpumem-alloc sendcard   -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -S SOCKET [hold options]
+ *   gpumem-alloc recvcard   -S SOCKET [hold options]   the card fd itself over SCM_RIGHTS
+ *   gpumem-alloc maphold|mapfork -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
+ *                           every BO mapped, its handle closed (mapfork: then a
+ *                           forked child keeps the mappings, outlives the parent)
  *   gpumem-alloc watch-opens [-t SECONDS]   print "OPEN <name>" for every open of a
  *                                           node in /dev/dri (inotify) until a signal
  *
@@ -19,6 +26,9 @@
  *   SENT 1                                        export: an importer got the fd
  *   IMPORTED handle=2 size=1048576                import / selfimport (file 2)
  *   TOTAL bos=3 bytes=3145728                     distinct BOs held, their bytes
+ *   CHILD pid=N                                   forkhold / mapfork: the child's pid
+ *   RECEIVED fd=N                                 recvcard: the card fd received
+ *   MAPPED bos=3 bytes=3145728                    maphold / mapfork: mapped, handles closed
  *   READY <pid>                                   everything is in place
  *   FREED                                         buffers released, exiting
  * Sizes are the ones the kernel uses (dumb: the size the ioctl returned;
@@ -39,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -638,6 +649,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A forked child holds without a READY line (the test waits for the parent's). */
+static bool hold_quiet;
+
 /*
  * Hold until a signal, EOF on stdin (with -w) or the hold time ends. With a
  * listening socket, hand the dma-buf fd to every importer that connects.
@@ -647,7 +661,8 @@ static void hold(const struct opts *o, int listen_fd, int dmabuf, uint32_t flink
 	double end = now_s() + o->hold_seconds;
 	unsigned int sent = 0;
 
-	printf("READY %d\n", (int)getpid());
+	if (!hold_quiet)
+		printf("READY %d\n", (int)getpid());
 	while (!stop_signal) {
 		struct pollfd p[2];
 		int n = 0, in = -1, ls = -1, i;
@@ -818,10 +833,173 @@ static int cmd_selfimport(const struct opts *o)
 	return 0;
 }
 
+/*
+ * Fork a child that keeps what the process has (its card fd, its mappings)
+ * and holds it until a signal, printing "CHILD pid=N" before the parent goes
+ * on; the child outlives the parent (no parent-death signal). Returns in the
+ * parent only.
+ */
+static void fork_holder(const struct opts *o)
+{
+	int sync[2];
+	pid_t kid;
+	char b;
+
+	if (pipe(sync))
+		die("pipe: %s", strerror(errno));
+	kid = fork();
+	if (kid < 0)
+		die("fork: %s", strerror(errno));
+	if (!kid) {
+		close(sync[0]);
+		prctl(PR_SET_PDEATHSIG, 0);	/* outlive the parent */
+		if (prctl(PR_SET_NAME, "gm-forkchild"))
+			die("PR_SET_NAME: %s", strerror(errno));
+		printf("CHILD pid=%d\n", (int)getpid());
+		close(sync[1]);
+		hold_quiet = true;
+		hold(o, -1, -1, 0);
+		printf("CHILD-EXIT\n");
+		exit(0);
+	}
+	close(sync[1]);
+	if (read(sync[0], &b, 1) < 0)	/* EOF once the child has printed */
+		die("read: %s", strerror(errno));
+	close(sync[0]);
+}
+
+/*
+ * forkhold: allocate, fork a child that keeps the inherited card fd (see
+ * fork_holder()); the parent holds, then exits without freeing anything
+ * (its copy of the fd goes, the child's keeps the file and its buffers).
+ */
+static int cmd_forkhold(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS];
+	struct card c;
+
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	fork_holder(o);
+	hold(o, -1, -1, 0);
+	close(c.fd);
+	printf("PARENT-EXIT\n");
+	return 0;
+}
+
+/*
+ * sendcard: allocate, then hand the card fd itself (not a dma-buf) over
+ * SCM_RIGHTS to every process that connects to the socket; hold.
+ */
+static int cmd_sendcard(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS];
+	struct card c;
+	int ls;
+
+	if (!o->socket)
+		die("sendcard needs -S SOCKET");
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	ls = listen_on(o->socket);
+	hold(o, ls, c.fd, 0);
+	close(ls);
+	unlink(o->socket);
+	close(c.fd);		/* the buffers stay with the receivers' file */
+	printf("CLOSED\n");
+	return 0;
+}
+
+/* recvcard: receive a card fd from sendcard and hold it (no ioctl on it). */
+static int cmd_recvcard(const struct opts *o)
+{
+	uint32_t name = 0;
+	int fd;
+
+	if (!o->socket)
+		die("recvcard needs -S SOCKET");
+	fd = recv_fd(o->socket, o->hold_seconds, &name);
+	if (fd < 0)
+		die("no card fd received");
+	printf("RECEIVED fd=%d\n", fd);
+	hold(o, -1, -1, 0);
+	close(fd);
+	printf("CLOSED\n");
+	return 0;
+}
+
+/* CPU-map a buffer (qxl's or the dumb map ioctl), the whole of it. */
+static void *map_bo(const struct card *c, const struct bo *bo)
+{
+	uint64_t offset;
+	void *p;
+
+	if (bo->kind == KIND_VRAM || bo->kind == KIND_SURFACE) {
+		struct drm_qxl_map m = { .handle = bo->handle };
+
+		if (drmIoctl(c->fd, DRM_IOCTL_QXL_MAP, &m))
+			die("%s: DRM_IOCTL_QXL_MAP(%u): %s", c->node, bo->handle, strerror(errno));
+		offset = m.offset;
+	} else {
+		struct drm_mode_map_dumb m = { .handle = bo->handle };
+
+		if (drmIoctl(c->fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
+			die("%s: DRM_IOCTL_MODE_MAP_DUMB(%u): %s", c->node, bo->handle,
+			    strerror(errno));
+		offset = m.offset;
+	}
+	p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, offset);
+	if (p == MAP_FAILED)
+		die("%s: mmap of handle %u: %s", c->node, bo->handle, strerror(errno));
+	return p;
+}
+
+/*
+ * maphold: allocate, map every buffer, close every handle (the mappings
+ * keep the buffers: "mapping-only"), hold; MAPPED bytes=N once done.
+ * mapfork (@fork_kid): the same, then fork a child that keeps the mappings
+ * (fork_holder()) and outlives the parent.
+ */
+static int cmd_maphold(const struct opts *o, bool fork_kid)
+{
+	static struct bo bos[MAX_BOS];
+	static void *maps[MAX_BOS];
+	struct card c;
+	unsigned int i;
+
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	for (i = 0; i < o->count; i++) {
+		maps[i] = map_bo(&c, &bos[i]);
+		memset(maps[i], 0x5a, 64);
+	}
+	free_all(&c, bos, o->count);
+	printf("MAPPED bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	if (fork_kid)
+		fork_holder(o);
+	hold(o, -1, -1, 0);
+	for (i = 0; i < o->count; i++)
+		munmap(maps[i], bos[i].size);
+	close(c.fd);
+	printf("UNMAPPED\n");
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: gpumem-alloc list\n"
 	      "       gpumem-alloc alloc|export|import|selfimport -d DRIVER [options]\n"
+	      "       gpumem-alloc forkhold|sendcard|maphold|mapfork -d DRIVER [options]\n"
+	      "       gpumem-alloc recvcard -S SOCKET [options]\n"
+	      "  forkhold: a forked child keeps the card fd (CHILD pid=N) and outlives\n"
+	      "  the parent; sendcard: the card fd itself over -S to each recvcard;\n"
+	      "  maphold: every buffer mapped, its handle closed; mapfork: the same, then\n"
+	      "  a forked child keeps the mappings and outlives the parent\n"
 	      "       gpumem-alloc watch-opens [-t SECONDS]   (OPEN lines for opens in /dev/dri)\n"
 	      "  -d, --driver NAME      qxl, bochs, vgem, virtio_gpu (drmGetVersion name)\n"
 	      "  -k, --kind KIND        vram | surface (qxl ioctls), dumb, scanout (a dumb\n"
@@ -895,6 +1073,12 @@ int main(int argc, char **argv)
 		return cmd_watch_opens(o.hold_seconds);
 	}
 
+	if (!strcmp(cmd, "recvcard")) {
+		if (o.comm && prctl(PR_SET_NAME, o.comm))
+			die("PR_SET_NAME: %s", strerror(errno));
+		install_signals();
+		return cmd_recvcard(&o);
+	}
 	if (!o.driver)
 		die("%s needs -d DRIVER", cmd);
 	if (!o.kind_set)
@@ -915,6 +1099,14 @@ int main(int argc, char **argv)
 		return cmd_import(&o);
 	if (!strcmp(cmd, "selfimport"))
 		return cmd_selfimport(&o);
+	if (!strcmp(cmd, "forkhold"))
+		return cmd_forkhold(&o);
+	if (!strcmp(cmd, "sendcard"))
+		return cmd_sendcard(&o);
+	if (!strcmp(cmd, "maphold"))
+		return cmd_maphold(&o, false);
+	if (!strcmp(cmd, "mapfork"))
+		return cmd_maphold(&o, true);
 	usage(stderr);
 	die("unknown command '%s'", cmd);
 }

@@ -33,6 +33,17 @@
  *       read the debugfs quotas file in a loop until STOPFILE exists and
  *       report the highest usage of CGROUP's all-devices vram row.
  *       Prints: SAMPLES n=N max=M
+ *   quota-alloc stair [-n N] [-s SIZE] -p PACE_US [-t SECONDS] [-c COMM]
+ *       a staircase: one allocation every PACE_US, N in all, every one
+ *       held; then hold until SIGTERM/SIGINT or -t SECONDS (from the start)
+ *       ends. Any failure is fatal.
+ *       Prints: DEVICE cardN / READY pid (before the first) / STEP i
+ *               bytes=B (the bytes held after each) / TOTAL ok=N denied=0
+ *               bytes=B / FREED
+ *   quota-alloc saw [-n N] [-s SIZE] -p PACE_US [-t SECONDS] [-c COMM]
+ *       a sawtooth: allocate N, hold them PACE_US, free them all, wait
+ *       PACE_US, again, until SIGTERM/SIGINT or -t SECONDS ends. Any
+ *       failure is fatal. Prints: DEVICE cardN / READY pid / SAW cycles=C
  *   quota-alloc anchor -d DRIVER [-t SECONDS]
  *       keep the first device of DRIVER (qxl, bochs, ...) open, not as DRM
  *       master, so that no test process closes its last file (the driver
@@ -205,6 +216,76 @@ static int cmd_hold(int fd, const char *node, const struct opts *o)
 	for (i = 0; i < ok; i++)
 		qxl_free(fd, h[i]);
 	printf("FREED\n");
+	free(h);
+	return 0;
+}
+
+/* Sleep @us, or less when a termination signal comes. */
+static void nap(uint64_t us)
+{
+	uint64_t end = now_ns() + us * 1000ull;
+
+	while (!stop_signal && now_ns() < end)
+		usleep(us < 20000 ? (useconds_t)us : 20000);
+}
+
+static int cmd_stair(int fd, const char *node, const struct opts *o)
+{
+	uint32_t *h = calloc(o->count, sizeof(*h));
+	uint64_t end = now_ns() + o->hold * 1000000000ull, ok, i;
+
+	if (!h)
+		die("out of memory");
+	if (!o->pace_us)
+		die("stair needs -p PACE_US");
+	printf("DEVICE %s\n", node);
+	printf("READY %d\n", (int)getpid());
+	for (ok = 0; ok < o->count && !stop_signal; ok++) {
+		int err;
+
+		if (ok)
+			nap(o->pace_us);
+		err = qxl_alloc(fd, o->size, &h[ok]);
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size, strerror(err));
+		printf("STEP %" PRIu64 " bytes=%" PRIu64 "\n", ok, (ok + 1) * o->size);
+	}
+	printf("TOTAL ok=%" PRIu64 " denied=0 bytes=%" PRIu64 "\n", ok, ok * o->size);
+	while (!stop_signal && now_ns() < end)
+		usleep(20000);
+	for (i = 0; i < ok; i++)
+		qxl_free(fd, h[i]);
+	printf("FREED\n");
+	free(h);
+	return 0;
+}
+
+static int cmd_saw(int fd, const char *node, const struct opts *o)
+{
+	uint32_t *h = calloc(o->count, sizeof(*h));
+	uint64_t end = now_ns() + o->hold * 1000000000ull, cycles = 0, i;
+
+	if (!h)
+		die("out of memory");
+	if (!o->pace_us)
+		die("saw needs -p PACE_US");
+	printf("DEVICE %s\n", node);
+	printf("READY %d\n", (int)getpid());
+	while (!stop_signal && now_ns() < end) {
+		for (i = 0; i < o->count; i++) {
+			int err = qxl_alloc(fd, o->size, &h[i]);
+
+			if (err)
+				die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size,
+				    strerror(err));
+		}
+		nap(o->pace_us);
+		for (i = 0; i < o->count; i++)
+			qxl_free(fd, h[i]);
+		cycles++;
+		nap(o->pace_us);
+	}
+	printf("SAW cycles=%" PRIu64 "\n", cycles);
 	free(h);
 	return 0;
 }
@@ -464,7 +545,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: quota-alloc hold|swarm|churn|deny|orphan|sample|anchor [-P PROCS] [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
+		die("usage: quota-alloc hold|swarm|churn|deny|orphan|stair|saw|sample|anchor [-P PROCS] [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
 		    "[-p PACE_US] [-o FILE] [-c COMM]");
 	cmd = argv[1];
 	optind = 2;
@@ -512,6 +593,10 @@ int main(int argc, char **argv)
 		return cmd_churn(fd, node, &o);
 	if (!strcmp(cmd, "orphan"))
 		return cmd_orphan(fd, node, &o);
+	if (!strcmp(cmd, "stair"))
+		return cmd_stair(fd, node, &o);
+	if (!strcmp(cmd, "saw"))
+		return cmd_saw(fd, node, &o);
 	if (!strcmp(cmd, "deny"))
 		return cmd_deny(fd, node, &o);
 	die("unknown command '%s'", cmd);

@@ -26,6 +26,17 @@
  *
  * Limits set in one run (LIMIT_SET) are kept for that process only, so that
  * `limit set` reads back what it set.
+ *
+ * For gpumem-oci-hook, which sets limits on cgroups of its own:
+ *   GM_FAKE_CGROUPS=ID:PATH[,ID:PATH...]  more cgroups the kernel knows
+ *   GM_FAKE_SETFAIL_DEV=N                 LIMIT_SET on device N fails
+ *                                         (ENOSPC, "too many limits")
+ *   GM_FAKE_STATE=FILE                    at exit, FILE gets one line per
+ *                                         LIMIT_SET/LIMIT_DEL request
+ *                                         ("set|del DEV ok|errno") and then
+ *                                         one per limit on a GM_FAKE_CGROUPS
+ *                                         cgroup ("limit ID DEV REGION max
+ *                                         high mode", "-" for none)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,8 +52,8 @@
 
 #include "../../uapi/gpumem.h"
 #include "../drminfo.h"
-#include "../nl.h"
-#include "../parse.h"
+#include "../libgpumem/nl.h"
+#include "../libgpumem/parse.h"
 #include "spec_perms.h"
 
 #define FAKE_FAMILY 0x20
@@ -182,12 +193,32 @@ static const struct fake_limit cgroup_rows[] = {	/* not sorted: the tool sorts *
 
 #define N(a) (sizeof(a) / sizeof(*(a)))
 
+/* GM_FAKE_CGROUPS: the path of cgroup id, or NULL */
+static const char *extra_cgroup(uint64_t id)
+{
+	static char path[256];
+	const char *e = getenv("GM_FAKE_CGROUPS");
+	unsigned long long v;
+	int n;
+
+	while (e && *e && sscanf(e, "%llu:%255[^,]%n", &v, path, &n) == 2) {
+		if (v == id)
+			return path;
+		e += n;
+		e += *e == ',';
+	}
+	return NULL;
+}
+
 /* The path of a cgroup id, as the kernel knows it; NULL: no such cgroup. */
 static const char *cgroup_path(uint64_t id)
 {
 	char root[256];
 	struct stat st;
 	size_t i;
+
+	if (extra_cgroup(id))
+		return extra_cgroup(id);
 
 	for (i = 0; i < N(procs); i++)
 		if (procs[i].cgroup && procs[i].cgroup_id == id)
@@ -271,9 +302,76 @@ static int find_limit(struct nlattr **tb)
 	return -1;
 }
 
-/* LIMIT_SET/GET/DEL and CGROUP_GET, checked as kmod/netlink.c checks them. */
+/* GM_FAKE_STATE: the requests that changed limits, written at exit */
+static char state_log[4096];
+
+static void log_op(const char *op, struct nlattr **tb, int ret)
+{
+	size_t n = strlen(state_log);
+	char dev[16] = "all";
+
+	if (!getenv("GM_FAKE_STATE"))
+		return;
+	if (tb[GPUMEM_A_LIMIT_DEV_ID])
+		snprintf(dev, sizeof(dev), "card%u", nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]));
+	snprintf(state_log + n, sizeof(state_log) - n, "%s %s %s\n", op, dev,
+		 ret ? strerror(-ret) : "ok");
+}
+
+static void write_state(void)
+{
+	FILE *f = fopen(getenv("GM_FAKE_STATE"), "w");
+	size_t i;
+
+	if (!f)
+		return;
+	fputs(state_log, f);
+	for (i = 0; i < nlimits; i++) {
+		const struct fake_limit *l = &limits[i];
+		char dev[16] = "all", max[24] = "-", high[24] = "-";
+
+		if (!extra_cgroup(l->cgroup_id))
+			continue;
+		if (l->has_dev)
+			snprintf(dev, sizeof(dev), "card%u", l->dev);
+		if (l->has_max)
+			snprintf(max, sizeof(max), "%llu", (unsigned long long)l->max);
+		if (l->has_high)
+			snprintf(high, sizeof(high), "%llu", (unsigned long long)l->high);
+		fprintf(f, "limit %llu %s %u %s %s %u\n", (unsigned long long)l->cgroup_id, dev,
+			l->region, max, high, l->mode);
+	}
+	fclose(f);
+}
+
+static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
+			gm_nl_reply_fn fn, void *arg, int *cb_err);
+
+/* LIMIT_SET/DEL logged for GM_FAKE_STATE; GM_FAKE_SETFAIL_DEV */
 static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
 		     gm_nl_reply_fn fn, void *arg, int *cb_err)
+{
+	static bool at_exit;
+	const char *fail_dev = getenv("GM_FAKE_SETFAIL_DEV");
+	int ret;
+
+	if (!at_exit && getenv("GM_FAKE_STATE")) {
+		atexit(write_state);
+		at_exit = true;
+	}
+	if (cmd == GPUMEM_CMD_LIMIT_SET && fail_dev && tb[GPUMEM_A_LIMIT_DEV_ID] &&
+	    nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) == strtoul(fail_dev, NULL, 10))
+		ret = fail(nl, ENOSPC, "too many limits", -1);
+	else
+		ret = limit_cmd_do(nl, req, cmd, tb, fn, arg, cb_err);
+	if (cmd == GPUMEM_CMD_LIMIT_SET || cmd == GPUMEM_CMD_LIMIT_DEL)
+		log_op(cmd == GPUMEM_CMD_LIMIT_SET ? "set" : "del", tb, ret);
+	return ret;
+}
+
+/* LIMIT_SET/GET/DEL and CGROUP_GET, checked as kmod/netlink.c checks them. */
+static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
+			gm_nl_reply_fn fn, void *arg, int *cb_err)
 {
 	int dump = (nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP, i;
 	struct fake_limit *l;

@@ -30,10 +30,10 @@
 #include "../../uapi/gpumem.h"
 #include "../fields.h"
 #include "../gpumemctl.h"
-#include "../nl.h"
+#include "../libgpumem/nl.h"
 #include "../output.h"
-#include "../parse.h"
-#include "../query.h"
+#include "../libgpumem/parse.h"
+#include "../libgpumem/query.h"
 #include "../quota.h"
 
 
@@ -95,5 +95,6 @@ void test_cli(const char *tool);
 void test_commands(const char *fake);
 void test_watch_flush(const char *fake);
 void test_quota_commands(const char *fake);
+void test_hook(const char *hook);
 
 #endif

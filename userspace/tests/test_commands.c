@@ -4,6 +4,8 @@
  * against the simulated kernel (gpumemctl-fake).
  * (part of test_gpumemctl; see harness.h)
  */
+#include <dirent.h>
+
 #include "harness.h"
 
 /*
@@ -31,6 +33,128 @@ static void test_dump_intr(const char *fake)
 		       "%s: exit 0 (%d), rows to compare", what, got.status);
 		eq_str(what, got.out, want.out);
 	}
+}
+
+/* the number of entries in directory path ("." and ".." not counted); -1 if unreadable */
+static int dir_entries(const char *path)
+{
+	struct dirent *e;
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/*
+ * export -o on what is not a regular file: a FIFO and a character device
+ * (through a symbolic link too) are written in place, a symbolic link to a
+ * regular file or to nothing is refused and left as it was, a directory is
+ * refused; nothing is renamed over any of them.
+ */
+static void test_export_output(const char *fake)
+{
+	char dir[] = "/tmp/gmctl-out.XXXXXX", fifo[64], lnk[64], file[64], dlink[64], sub[64];
+	char buf[65536], target[96];
+	struct run r;
+	struct stat st;
+	ssize_t n;
+	pid_t pid;
+	int fd, st_child = 0;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link", dir);
+	snprintf(file, sizeof(file), "%s/file.prom", dir);
+	snprintf(dlink, sizeof(dlink), "%s/null", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+
+	/* a FIFO: a reader gets the metrics, the FIFO stays a FIFO */
+	result(mkfifo(fifo, 0600) == 0, "export -o FIFO: made the FIFO");
+	pid = fork();
+	if (pid == 0) {
+		size_t len = 0;
+		int rfd;
+
+		alarm(10);	/* a tool that renamed over the FIFO never opens it */
+		rfd = open(fifo, O_RDONLY);
+
+		while (rfd >= 0 && (n = read(rfd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)n;
+		_exit(len > 27 && strncmp(buf, "# HELP gpumem_process_bytes", 27) == 0 ? 0 : 1);
+	}
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", fifo));
+	waitpid(pid, &st_child, 0);
+	result(r.status == 0 && r.err[0] == '\0', "export -o FIFO: exit 0 (%d: %s)", r.status, r.err);
+	result(WIFEXITED(st_child) && WEXITSTATUS(st_child) == 0,
+	       "export -o FIFO: the reader got the metrics");
+	result(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "export -o FIFO: still a FIFO");
+
+	/* a character device through a symbolic link: written, the link stays */
+	result(symlink("/dev/null", dlink) == 0, "export -o: made a link to /dev/null");
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", dlink));
+	result(r.status == 0 && r.err[0] == '\0' && r.out[0] == '\0',
+	       "export -o link-to-/dev/null: exit 0, written in place");
+	n = readlink(dlink, target, sizeof(target) - 1);
+	result(lstat(dlink, &st) == 0 && S_ISLNK(st.st_mode) && n == 9 &&
+	       strncmp(target, "/dev/null", 9) == 0, "export -o link-to-/dev/null: the link is untouched");
+	result(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "export -o: /dev/null still a device");
+
+	/* a symbolic link to a regular file: refused, link and file unchanged */
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		result(write(fd, "old\n", 4) == 4, "export -o: wrote the old file");
+		close(fd);
+	}
+	result(symlink("file.prom", lnk) == 0, "export -o: made a link to a regular file");
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", lnk));
+	result(r.status == 1 && strstr(r.err, "a symbolic link") && strstr(r.err, lnk) &&
+	       r.out[0] == '\0', "export -o link-to-file: exit 1, says it is a symbolic link");
+	n = readlink(lnk, target, sizeof(target) - 1);
+	result(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode) && n == 9 &&
+	       strncmp(target, "file.prom", 9) == 0, "export -o link-to-file: the link is untouched");
+	fd = open(file, O_RDONLY);
+	if (fd >= 0) {
+		slurp(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	eq_str("export -o link-to-file: the file behind it is untouched", fd >= 0 ? buf : "", "old\n");
+	/* a dangling symbolic link: refused, not replaced */
+	unlink(lnk);
+	result(symlink("nothing-here", lnk) == 0, "export -o: made a dangling link");
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", lnk));
+	result(r.status == 1 && strstr(r.err, "a symbolic link"), "export -o dangling link: exit 1");
+	snprintf(target, sizeof(target), "%s/nothing-here", dir);
+	result(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode) && lstat(target, &st) < 0,
+	       "export -o dangling link: still a link, nothing created behind it");
+	/* a directory: refused */
+	result(mkdir(sub, 0700) == 0, "export -o: made a directory");
+	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", sub));
+	result(r.status == 1 && strstr(r.err, "Is a directory"), "export -o DIR: exit 1, Is a directory");
+	result(lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && dir_entries(sub) == 0,
+	       "export -o DIR: still an empty directory");
+	/* a regular file is still replaced atomically (rename: a new inode) */
+	result(stat(file, &st) == 0, "export -o: the regular file is there");
+	{
+		ino_t before = st.st_ino;
+
+		run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", file));
+		result(r.status == 0 && lstat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+		       st.st_ino != before, "export -o FILE: replaced by a rename (new inode)");
+	}
+	/* no temporary file left: fifo, null, file.prom, link, sub */
+	eq_u64("export -o: no temporary file left in the directory", (uint64_t)dir_entries(dir), 5);
+	unlink(fifo);
+	unlink(dlink);
+	unlink(lnk);
+	unlink(file);
+	rmdir(sub);
+	result(rmdir(dir) == 0, "export -o: test directory removed (nothing else in it)");
 }
 
 void test_commands(const char *fake)
@@ -200,6 +324,7 @@ void test_commands(const char *fake)
 	}
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus", "-o", "/nonexistent-gm/x.prom"));
 	result(r.status == 1 && strstr(r.err, "/nonexistent-gm/x.prom"), "export -o unwritable: exit 1");
+	test_export_output(fake);
 
 	run_fake(fake, NULL, &r, ARGS("top", "--iterations", "2", "--interval", "0.1"));
 	for (p = r.out; (p = strstr(p, "gpumemctl top - ")); p++)

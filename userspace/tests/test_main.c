@@ -3,7 +3,8 @@
  * test_main.c - test_gpumemctl, the host-side unit tests of gpumemctl; no
  * gpumem module needed. Prints "ok N - ..." / "not ok N - ..." lines and
  * finally "N passed, N failed". Usage:
- *   test_gpumemctl [PATH-TO-gpumemctl [PATH-TO-gpumemctl-fake]]
+ *   test_gpumemctl [PATH-TO-gpumemctl [PATH-TO-gpumemctl-fake
+ *                   [PATH-TO-gpumem-oci-hook-fake]]]
  * (with the paths, the command line's exit codes and the commands' output
  * against the simulated kernel are checked too).
  *
@@ -12,7 +13,8 @@
  * test_wire.c (reply parsing, names from the spec), test_quota.c (limits
  * and events as text), test_nl.c (the transport), test_cli.c (options and
  * exit codes), test_commands.c and test_quota_commands.c (the commands'
- * output against tests/fake_kernel.c); harness.c runs and checks.
+ * output against tests/fake_kernel.c), test_hook.c (gpumem-oci-hook against
+ * the same with a fake /proc and sysfs); harness.c runs and checks.
  */
 #include "harness.h"
 
@@ -51,6 +53,10 @@ int main(int argc, char **argv)
 		test_quota_commands(argv[2]);
 	} else
 		skip("commands", "no path to the simulated gpumemctl given");
+	if (argc > 3)
+		test_hook(argv[3]);
+	else
+		skip("gpumem-oci-hook", "no path to the simulated hook given");
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
 }

@@ -8,6 +8,54 @@
 
 /* --- limits and events as text -------------------------------------------- */
 
+/*
+ * A leak-suspect event as the kernel sends it (growth, rate and windows are
+ * attributes the CLI only shows: read through the event's raw attributes):
+ * a process's, then a cgroup's (no pid, no comm).
+ */
+static void test_leak_event(const struct timespec *when)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct gm_event e;
+	struct mem m;
+	char *out;
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, GPUMEM_CMD_QUOTA_EVENT, GPUMEM_FAMILY_VERSION);
+	nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_LEAK_SUSPECT);
+	nla_put_u64(msg, GPUMEM_A_EVENT_SEQ, 7);
+	nla_put_u64(msg, GPUMEM_A_EVENT_CGROUP_ID, 4711);
+	nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, "/leaky");
+	nla_put_u32(msg, GPUMEM_A_EVENT_PID, 321);
+	nla_put_string(msg, GPUMEM_A_EVENT_COMM, "stair");
+	nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, 0);
+	nla_put_u32(msg, GPUMEM_A_EVENT_REGION, GPUMEM_REGION_VRAM);
+	nla_put_u64(msg, GPUMEM_A_EVENT_USAGE, 5 << 20);
+	nla_put_u64(msg, GPUMEM_A_EVENT_SUPPRESSED, 0);
+	nla_put_u64(msg, GPUMEM_A_EVENT_GROWTH, 3 << 20);
+	nla_put_u64(msg, GPUMEM_A_EVENT_RATE, 1 << 20);
+	nla_put_u32(msg, GPUMEM_A_EVENT_WINDOW_MS, 1000);
+	nla_put_u32(msg, GPUMEM_A_EVENT_WINDOWS, 3);
+	eq_u64("leak-suspect: parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	gm_event_line(mem_open(&m), &e, when, false);
+	out = mem_close(&m);
+	eq_str("event line (leak-suspect)", out,
+	       "2025-11-22 01:24:05 leak-suspect cgroup /leaky pid 321 (stair) card0 vram: "
+	       "usage 5.0 MiB, growth 3.0 MiB, 1.0 MiB/s; over 3 windows of 1000 ms\n");
+	free(out);
+	gm_event_json(mem_open(&m), &e, when, 0);
+	out = mem_close(&m);
+	eq_str("event JSON (leak-suspect: growth, rate, windows; no requested, limit, denied)", out,
+	       "{\"time\":\"2025-11-22T01:24:05.123Z\",\"seq\":7,\"type\":\"leak-suspect\","
+	       "\"cgroup_id\":4711,\"cgroup\":\"/leaky\",\"pid\":321,\"comm\":\"stair\","
+	       "\"device\":\"card0\",\"region\":\"vram\",\"requested\":null,\"usage\":5242880,"
+	       "\"limit\":null,\"growth\":3145728,\"rate\":1048576,\"windows\":3,"
+	       "\"window_ms\":1000,\"mode\":null,\"denied\":null,\"suppressed\":0,"
+	       "\"missed\":0}\n");
+	free(out);
+	gm_event_free(&e);
+	nlmsg_free(msg);
+}
+
 void test_quota_output(void)
 {
 	struct gm_limit v[3] = {
@@ -176,6 +224,7 @@ void test_quota_output(void)
 	e.has_seq = true;
 	e.seq = 3;
 	eq_u64("seq: ... leaves the count alone", gm_seq_next(&seq, &e, &first), 0);
+	test_leak_event(&when);
 	unsetenv("TZ");
 	tzset();
 }

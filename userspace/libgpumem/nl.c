@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nl.c - the generic netlink client of gpumemctl (libnl-3, libnl-genl-3).
+ * nl.c - libgpumem's generic netlink transport (libnl-3, libnl-genl-3).
  *
  * libnl 3.7 (bookworm) has no extended-ack support of its own: we turn on
  * NETLINK_EXT_ACK on the socket and read the NLMSGERR_ATTR_* TLVs from
@@ -23,7 +23,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

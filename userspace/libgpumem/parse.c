@@ -18,7 +18,7 @@
 
 #include <linux/magic.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -9,7 +9,7 @@
 
 #include <netlink/attr.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 
 /* --- enums: the name of each value (NULL: a value the spec does not name) */
 #define GM_SPEC_REGION_COUNT 4
@@ -18,8 +18,10 @@ extern const char *const gm_spec_region_names[GM_SPEC_REGION_COUNT];
 extern const char *const gm_spec_limit_mode_names[GM_SPEC_LIMIT_MODE_COUNT];
 #define GM_SPEC_PROC_VIEW_COUNT 2
 extern const char *const gm_spec_proc_view_names[GM_SPEC_PROC_VIEW_COUNT];
-#define GM_SPEC_EVENT_TYPE_COUNT 4
+#define GM_SPEC_EVENT_TYPE_COUNT 5
 extern const char *const gm_spec_event_type_names[GM_SPEC_EVENT_TYPE_COUNT];
+#define GM_SPEC_ORPHAN_KIND_COUNT 4
+extern const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT];
 
 /* --- attribute sets: a policy for nla_parse() and the spec's names */
 extern const struct nla_policy gm_spec_usage_policy[GPUMEM_A_USAGE_MAX + 1];
@@ -38,6 +40,8 @@ extern const struct nla_policy gm_spec_limit_policy[GPUMEM_A_LIMIT_MAX + 1];
 extern const char *const gm_spec_limit_names[GPUMEM_A_LIMIT_MAX + 1];
 extern const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1];
 extern const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1];
+extern const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1];
+extern const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1];
 
 /* the attribute names of the set command CMD uses; NULL for another CMD */
 const char *gm_spec_attr_name(unsigned int cmd, int type);

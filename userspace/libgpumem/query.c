@@ -16,7 +16,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "nlspec.h"
 
 /* Dumps the kernel marks as interrupted (NLM_F_DUMP_INTR) are retried. */

@@ -26,6 +26,14 @@ const char *const gm_spec_event_type_names[GM_SPEC_EVENT_TYPE_COUNT] = {
 	[GPUMEM_EVENT_TYPE_HIGH_CROSSED] = "high-crossed",
 	[GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD] = "device-threshold",
 	[GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL] = "fragmented-denial",
+	[GPUMEM_EVENT_TYPE_LEAK_SUSPECT] = "leak-suspect",
+};
+
+const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT] = {
+	[0] = "kernel",
+	[1] = "dma-buf",
+	[2] = "mapping",
+	[3] = "busy",
 };
 
 const struct nla_policy gm_spec_usage_policy[GPUMEM_A_USAGE_MAX + 1] = {
@@ -193,6 +201,10 @@ const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_MODE] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_DENIED] = { .type = NLA_U8 },
 	[GPUMEM_A_EVENT_SUPPRESSED] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_GROWTH] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_RATE] = { .type = NLA_U64 },
+	[GPUMEM_A_EVENT_WINDOW_MS] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_WINDOWS] = { .type = NLA_U32 },
 };
 
 const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
@@ -211,6 +223,39 @@ const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_DENIED] = "denied",
 	[GPUMEM_A_EVENT_SUPPRESSED] = "suppressed",
 	[GPUMEM_A_EVENT_PAD] = "pad",
+	[GPUMEM_A_EVENT_GROWTH] = "growth",
+	[GPUMEM_A_EVENT_RATE] = "rate",
+	[GPUMEM_A_EVENT_WINDOW_MS] = "window-ms",
+	[GPUMEM_A_EVENT_WINDOWS] = "windows",
+};
+
+const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1] = {
+	[GPUMEM_A_ORPHAN_DEV_ID] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_REGION] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_BYTES] = { .type = NLA_U64 },
+	[GPUMEM_A_ORPHAN_BUFFERS] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_CGROUP_ID] = { .type = NLA_U64 },
+	[GPUMEM_A_ORPHAN_CGROUP_PATH] = { .type = NLA_STRING },
+	[GPUMEM_A_ORPHAN_PID] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_COMM] = { .type = NLA_STRING },
+	[GPUMEM_A_ORPHAN_SINCE_MS] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_HOLDER] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_KINDS] = { .type = NLA_U32 },
+};
+
+const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1] = {
+	[GPUMEM_A_ORPHAN_DEV_ID] = "dev-id",
+	[GPUMEM_A_ORPHAN_REGION] = "region",
+	[GPUMEM_A_ORPHAN_BYTES] = "bytes",
+	[GPUMEM_A_ORPHAN_BUFFERS] = "buffers",
+	[GPUMEM_A_ORPHAN_CGROUP_ID] = "cgroup-id",
+	[GPUMEM_A_ORPHAN_CGROUP_PATH] = "cgroup-path",
+	[GPUMEM_A_ORPHAN_PID] = "pid",
+	[GPUMEM_A_ORPHAN_COMM] = "comm",
+	[GPUMEM_A_ORPHAN_SINCE_MS] = "since-ms",
+	[GPUMEM_A_ORPHAN_HOLDER] = "holder",
+	[GPUMEM_A_ORPHAN_KINDS] = "kinds",
+	[GPUMEM_A_ORPHAN_PAD] = "pad",
 };
 
 const char *gm_spec_attr_name(unsigned int cmd, int type)
@@ -229,6 +274,8 @@ const char *gm_spec_attr_name(unsigned int cmd, int type)
 	case GPUMEM_CMD_LIMIT_DEL:
 	case GPUMEM_CMD_CGROUP_GET:
 		return type > 0 && type <= GPUMEM_A_LIMIT_MAX ? gm_spec_limit_names[type] : NULL;
+	case GPUMEM_CMD_ORPHAN_GET:
+		return type > 0 && type <= GPUMEM_A_ORPHAN_MAX ? gm_spec_orphan_names[type] : NULL;
 	default:
 		return NULL;
 	}

@@ -12,7 +12,7 @@
 
 #include "nl.h"
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 
 /* vram, gtt, system, other: the values of enum gpumem_region (uapi) */
 #define GM_NREGIONS (GPUMEM_REGION_MAX + 1)

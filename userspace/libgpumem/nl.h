@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nl.h - gpumemctl's generic netlink client: connect, resolve the "gpumem"
+ * nl.h - libgpumem's generic netlink transport: connect, resolve the "gpumem"
  * family, send one request ("do" or dump) and hand every reply message to a
  * callback; kernel errors are kept with their extended-ack message. The
  * transport only records what failed: what to tell the user, and the exit
- * code, are the commands' (gm_report() in report.c).
+ * code, are the caller's (gpumemctl: gm_report() in report.c; others:
+ * gm_nl_strerror() in libgpumem.h).
  */
 #ifndef GPUMEMCTL_NL_H
 #define GPUMEMCTL_NL_H

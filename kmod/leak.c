@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem leak suspicion: a staircase detector over the allocation-time
+ * counters.
+ *
+ * Each counter watched (a process's bytes on a device and region,
+ * proc_usage.c; the bytes a cgroup's own processes charged on a device and
+ * region, limits.c) keeps a struct gpumem_leak_state next to it, under the
+ * counter's own lock: where the counter falls, the window's floor (its
+ * lowest value) follows. Nothing else happens on the allocation path.
+ *
+ * Every leak_window_ms a delayed work ends the window of every counter (the
+ * work is bounded by the counters, never by the buffers): a floor that rose
+ * by more than leak_slack over the previous window's counts one more rising
+ * window, any other resets the count. At leak_windows rising windows in a
+ * row the counter is a suspect and one leak-suspect event is raised, with
+ * the growth of the floor over those windows and its rate. A counter raises
+ * no second event until its floor falls back to where the rise began.
+ *
+ * So a staircase (allocate, keep, allocate more) raises one event; a
+ * sawtooth (allocate, free, repeat) returns to its floor in every window and
+ * a plateau keeps the same floor: neither ever does.
+ *
+ * Events go through events.c (numbered, lost ones seen as gaps) with one
+ * rate limit for all leak events (event_rate, event_burst).
+ */
+#include <linux/cgroup.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "../uapi/gpumem.h"
+#include "events.h"
+#include "leak.h"
+#include "limits.h"
+#include "proc_usage.h"
+
+/* The bounds of leak_window_ms (but 0) and leak_windows. */
+#define GPUMEM_LEAK_WINDOW_MIN_MS	100
+#define GPUMEM_LEAK_WINDOW_MAX_MS	86400000
+#define GPUMEM_LEAK_WINDOWS_MIN		2
+#define GPUMEM_LEAK_WINDOWS_MAX		1000
+
+static unsigned int leak_window_ms = 60000;
+static unsigned int leak_windows = 5;
+static unsigned long leak_slack = 4096;
+
+static void gpumem_leak_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gpumem_leak_work, gpumem_leak_fn);
+static DEFINE_MUTEX(gpumem_leak_mutex);	/* gpumem_leak_running, scheduling */
+static bool gpumem_leak_running;	/* between init and exit */
+static bool gpumem_leak_fresh;		/* the next window end starts over */
+static struct gpumem_ratelimit gpumem_leak_rl;	/* gpumem_leak_work only */
+
+/* (Re)start the windows, or stop them. Caller holds gpumem_leak_mutex. */
+static void gpumem_leak_schedule(void)
+{
+	unsigned int ms = READ_ONCE(leak_window_ms);
+
+	if (!gpumem_leak_running)
+		return;
+	if (!ms) {
+		cancel_delayed_work(&gpumem_leak_work);
+		return;
+	}
+	WRITE_ONCE(gpumem_leak_fresh, true);
+	/* the first window end only resets, so it may come at once */
+	mod_delayed_work(system_wq, &gpumem_leak_work, 0);
+}
+
+static int gpumem_param_set_window(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms && (ms < GPUMEM_LEAK_WINDOW_MIN_MS ||
+		   ms > GPUMEM_LEAK_WINDOW_MAX_MS)) {
+		pr_warn("gpumem: leak_window_ms: %u is neither 0 (off) nor %u..%u\n",
+			ms, GPUMEM_LEAK_WINDOW_MIN_MS,
+			GPUMEM_LEAK_WINDOW_MAX_MS);
+		return -EINVAL;
+	}
+	mutex_lock(&gpumem_leak_mutex);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	gpumem_leak_schedule();
+	mutex_unlock(&gpumem_leak_mutex);
+	return 0;
+}
+
+static const struct kernel_param_ops gpumem_window_ops = {
+	.set = gpumem_param_set_window,
+	.get = param_get_uint,
+};
+
+static int gpumem_param_set_windows(const char *val,
+				    const struct kernel_param *kp)
+{
+	int ret;
+
+	ret = param_set_uint_minmax(val, kp, GPUMEM_LEAK_WINDOWS_MIN,
+				    GPUMEM_LEAK_WINDOWS_MAX);
+	if (ret) {
+		pr_warn("gpumem: leak_windows: must be %u..%u\n",
+			GPUMEM_LEAK_WINDOWS_MIN, GPUMEM_LEAK_WINDOWS_MAX);
+		return ret;
+	}
+	mutex_lock(&gpumem_leak_mutex);
+	gpumem_leak_schedule();
+	mutex_unlock(&gpumem_leak_mutex);
+	return 0;
+}
+
+static const struct kernel_param_ops gpumem_windows_ops = {
+	.set = gpumem_param_set_windows,
+	.get = param_get_uint,
+};
+
+module_param_cb(leak_window_ms, &gpumem_window_ops, &leak_window_ms, 0644);
+MODULE_PARM_DESC(leak_window_ms, "length of a leak-detection window in ms (0: off, 100..86400000, default 60000)");
+module_param_cb(leak_windows, &gpumem_windows_ops, &leak_windows, 0644);
+MODULE_PARM_DESC(leak_windows, "rising windows in a row that make a leak suspect (2..1000, default 5)");
+module_param(leak_slack, ulong, 0644);
+MODULE_PARM_DESC(leak_slack, "bytes the floor must rise by in a window to count as rising (default 4096)");
+
+/**
+ * gpumem_leak_window_end() - end the window of one counter
+ * @st: the counter's state (under the counter's lock)
+ * @usage: the counter's value now (the next window's floor so far)
+ * @p: the parameters
+ *
+ * Return: true when the counter just became a suspect (@st->pending is set
+ *	too, for gpumem_leak_collect()).
+ */
+bool gpumem_leak_window_end(struct gpumem_leak_state *st, u64 usage,
+			    const struct gpumem_leak_params *p)
+{
+	u64 floor = st->floor;
+
+	st->floor = usage;
+	if (p->reset) {
+		st->prev = usage;
+		st->base = usage;
+		st->rises = 0;
+		st->suspect = false;
+		st->pending = false;
+		return false;
+	}
+	if (floor > st->prev && floor - st->prev > p->slack) {
+		/* a suspect's base stays until it falls back there */
+		if (!st->rises && !st->suspect)
+			st->base = st->prev;
+		st->prev = floor;
+		if (st->rises < U32_MAX)
+			st->rises++;
+		if (st->rises < p->windows || st->suspect)
+			return false;
+		st->suspect = true;
+		st->pending = true;
+		return true;
+	}
+	st->rises = 0;
+	st->prev = floor;
+	/* fallen back to where the suspect rise began: a new episode may come */
+	if (st->suspect && (floor <= st->base || floor - st->base <= p->slack))
+		st->suspect = false;
+	return false;
+}
+
+/**
+ * gpumem_leak_collect() - take a pending suspect out of a counter
+ * @st: the counter's state (under the counter's lock)
+ * @usage: the counter's value now
+ * @hit: filled in with @usage, the growth and the windows (the caller fills
+ *	in whose counter it is)
+ *
+ * Return: true when one was pending (it is not any more).
+ */
+bool gpumem_leak_collect(struct gpumem_leak_state *st, u64 usage,
+			 struct gpumem_leak_hit *hit)
+{
+	if (!st->pending)
+		return false;
+	st->pending = false;
+	hit->usage = usage;
+	hit->growth = st->prev - st->base;
+	hit->windows = st->rises;
+	return true;
+}
+
+/* Raise the event of one suspect and put its pid. */
+static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
+{
+	struct gpumem_quota_event ev = {
+		.type = GPUMEM_EVENT_TYPE_LEAK_SUSPECT,
+		.cgid = hit->cgid,
+		.minor = hit->minor,
+		.region = hit->region,
+		.usage = hit->usage,
+		.growth = hit->growth,
+		.window_ms = ms,
+		.windows = hit->windows,
+	};
+	struct task_struct *task;
+	u64 span_ms = (u64)ms * hit->windows;
+
+	ev.rate = span_ms ? div64_u64(hit->growth * 1000, span_ms) : 0;
+	if (hit->pid) {
+		ev.pid = pid_nr(hit->pid);
+		strscpy(ev.comm, hit->comm, sizeof(ev.comm));
+		rcu_read_lock();	/* the task's css_set */
+		task = pid_task(hit->pid, PIDTYPE_TGID);
+		if (task)
+			ev.cgid = cgroup_id(task_dfl_cgroup(task));
+		rcu_read_unlock();
+		put_pid(hit->pid);
+		hit->pid = NULL;
+	}
+	if (!ev.pid)
+		ev.comm[0] = '\0';
+	if (gpumem_ratelimit_allow(&gpumem_leak_rl, &ev.suppressed))
+		gpumem_event_emit(&ev);
+}
+
+static void gpumem_leak_fn(struct work_struct *work)
+{
+	struct gpumem_leak_params p = {
+		.windows = READ_ONCE(leak_windows),
+		.slack = READ_ONCE(leak_slack),
+		.reset = xchg(&gpumem_leak_fresh, false),
+	};
+	struct gpumem_leak_hit *hits;
+	unsigned int ms = READ_ONCE(leak_window_ms);
+	size_t n, i;
+	int pass;
+
+	if (!ms)
+		return;
+	hits = kcalloc(GPUMEM_LEAK_BATCH, sizeof(*hits), GFP_KERNEL);
+	/* without room to collect, suspects stay pending until a later window */
+	for (pass = 0; pass < 2; pass++) {
+		const struct gpumem_leak_params *decide = &p;
+
+		do {
+			if (pass == 0)
+				n = gpumem_proc_usage_leaks(decide, hits,
+							    hits ? GPUMEM_LEAK_BATCH : 0);
+			else
+				n = gpumem_limits_leaks(decide, hits,
+							hits ? GPUMEM_LEAK_BATCH : 0);
+			decide = NULL;
+			for (i = 0; i < n; i++)
+				gpumem_leak_emit(&hits[i], ms);
+		} while (n == GPUMEM_LEAK_BATCH);
+	}
+	kfree(hits);
+	queue_delayed_work(system_wq, &gpumem_leak_work, msecs_to_jiffies(ms));
+}
+
+/**
+ * gpumem_leak_init() - start the windows (when leak_window_ms is not 0)
+ *
+ * Context: module init, once events can be sent.
+ */
+void gpumem_leak_init(void)
+{
+	gpumem_ratelimit_init(&gpumem_leak_rl);
+	mutex_lock(&gpumem_leak_mutex);
+	gpumem_leak_running = true;
+	gpumem_leak_schedule();
+	mutex_unlock(&gpumem_leak_mutex);
+}
+
+/**
+ * gpumem_leak_exit() - stop the windows
+ *
+ * Context: module exit, before the counters and the event sink go.
+ */
+void gpumem_leak_exit(void)
+{
+	mutex_lock(&gpumem_leak_mutex);
+	gpumem_leak_running = false;
+	mutex_unlock(&gpumem_leak_mutex);
+	cancel_delayed_work_sync(&gpumem_leak_work);
+}

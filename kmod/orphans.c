@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumem orphans: resident VRAM/GTT placements whose allocating process has
+ * exited, per buffer group, and who keeps them alive now.
+ *
+ * The charge records (charge.c) say which placements belong to an exited
+ * allocator, and which cgroup they stay charged to (until freed). When there
+ * is any, one held-view walk (walk.c, with the fd-table holders) says which
+ * live processes reach each such buffer through a handle; a buffer no handle
+ * reaches is kept by a dma-buf (exported) or else by CPU mappings (or a
+ * kernel reference). Records and walk rows are matched by buffer address,
+ * compared only: the walk holds a reference on every buffer it lists.
+ *
+ * Placements are grouped by device, region, cgroup, allocator and holders:
+ * one row each. The cost is one pass over the charge records and, only when
+ * there are orphans, one walk.
+ */
+#include <linux/bsearch.h>
+#include <linux/limits.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "cgroup_lookup.h"
+#include "charge.h"
+#include "classify.h"
+#include "orphans.h"
+#include "snapshot.h"
+#include "walk.h"
+
+/* One orphaned placement, with its holders resolved. */
+struct gpumem_orphan_item {
+	const struct gpumem_orphan_rec *rec;
+	const struct gpumem_buf_row *buf;	/* NULL: no handle found */
+	u8 kinds;
+};
+
+static int gpumem_cmp_bufobj(const void *a, const void *b)
+{
+	const struct gpumem_buf_row *x = *(const struct gpumem_buf_row **)a;
+	const struct gpumem_buf_row *y = *(const struct gpumem_buf_row **)b;
+
+	if (x->obj == y->obj)
+		return 0;
+	return x->obj < y->obj ? -1 : 1;
+}
+
+/* The walk's row of buffer @obj, or NULL. */
+static const struct gpumem_buf_row *
+gpumem_find_buf(const struct gpumem_buf_row **index, size_t n,
+		const void *obj)
+{
+	struct gpumem_buf_row key = { .obj = obj };
+	const struct gpumem_buf_row *k = &key, **hit;
+
+	hit = bsearch(&k, index, n, sizeof(*index), gpumem_cmp_bufobj);
+	return hit ? *hit : NULL;
+}
+
+/* Live holder pids of @it (pid 0, an in-kernel client, is a kind). */
+static u32 gpumem_item_pids(const struct gpumem_snapshot *snap,
+			    const struct gpumem_orphan_item *it, pid_t *out)
+{
+	u32 i, n = 0;
+
+	if (!it->buf)
+		return 0;
+	for (i = 0; i < it->buf->nr_holders; i++) {
+		pid_t p = snap->holders[it->buf->first_holder + i];
+
+		if (p && out)
+			out[n] = p;
+		if (p)
+			n++;
+	}
+	return n;
+}
+
+static int gpumem_cmp_u64(u64 a, u64 b)
+{
+	return a == b ? 0 : a < b ? -1 : 1;
+}
+
+/* Order of items in a report; 0 means "the same group". */
+static int gpumem_cmp_item(const struct gpumem_snapshot *snap,
+			   const struct gpumem_orphan_item *x,
+			   const struct gpumem_orphan_item *y)
+{
+	const struct gpumem_orphan_rec *a = x->rec, *b = y->rec;
+	u32 i, na, nb;
+	int c;
+
+	c = gpumem_cmp_u64(a->minor, b->minor);
+	if (!c)
+		c = gpumem_cmp_u64(a->region, b->region);
+	if (!c)
+		c = gpumem_cmp_u64(a->cgid, b->cgid);
+	if (!c)
+		c = gpumem_cmp_u64(a->tgid, b->tgid);
+	if (!c)
+		c = gpumem_cmp_u64(x->kinds, y->kinds);
+	if (c)
+		return c;
+	na = x->buf ? x->buf->nr_holders : 0;
+	nb = y->buf ? y->buf->nr_holders : 0;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	for (i = 0; i < na; i++) {
+		c = gpumem_cmp_u64(snap->holders[x->buf->first_holder + i],
+				   snap->holders[y->buf->first_holder + i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int gpumem_cmp_item_sort(const void *a, const void *b,
+				const void *snap)
+{
+	return gpumem_cmp_item(snap, a, b);
+}
+
+/* Start a new row for item @it. */
+static int gpumem_orphans_row(struct gpumem_orphans *o,
+			      const struct gpumem_snapshot *snap,
+			      const struct gpumem_orphan_item *it, char *path)
+{
+	const struct gpumem_orphan_rec *r = it->rec;
+	struct gpumem_orphan_row *row;
+	int dev = gpumem_snapshot_dev_index(snap, r->minor);
+	u32 n = gpumem_item_pids(snap, it, NULL);
+	int ret;
+
+	ret = gpumem_vec_reserve((void **)&o->rows, &o->cap_rows,
+				 o->nr_rows + 1, sizeof(*o->rows));
+	if (!ret)
+		ret = gpumem_vec_reserve((void **)&o->pids, &o->cap_pids,
+					 o->nr_pids + n, sizeof(*o->pids));
+	if (ret)
+		return ret;
+	row = &o->rows[o->nr_rows++];
+	memset(row, 0, sizeof(*row));
+	row->minor = r->minor;
+	strscpy(row->dev, dev >= 0 ? snap->devs[dev].name : "?",
+		sizeof(row->dev));
+	row->region = r->region;
+	row->cgid = r->cgid;
+	if (gpumem_cgroup_path(r->cgid, path, PATH_MAX))
+		row->cgroup = kstrdup(path, GFP_KERNEL);
+	row->tgid = r->tgid;
+	memcpy(row->comm, r->comm, sizeof(row->comm));
+	row->kinds = it->kinds;
+	row->first_holder = o->nr_pids;
+	row->nr_holders = gpumem_item_pids(snap, it, o->pids + o->nr_pids);
+	o->nr_pids += row->nr_holders;
+	return 0;
+}
+
+static int gpumem_orphans_build(struct gpumem_orphans *o,
+				const struct gpumem_orphan_rec *recs,
+				size_t nr)
+{
+	const struct gpumem_buf_row **index = NULL;
+	struct gpumem_orphan_item *items = NULL;
+	struct gpumem_snapshot *snap;
+	char *path = NULL;
+	size_t i;
+	int ret = -ENOMEM;
+
+	snap = gpumem_snapshot_take(GPUMEM_SNAP_BUFFERS);
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
+	index = kvmalloc_array(snap->nr_bufs ? snap->nr_bufs : 1,
+			       sizeof(*index), GFP_KERNEL);
+	items = kvmalloc_array(nr, sizeof(*items), GFP_KERNEL);
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!index || !items || !path)
+		goto out;
+	for (i = 0; i < snap->nr_bufs; i++)
+		index[i] = &snap->bufs[i];
+	sort(index, snap->nr_bufs, sizeof(*index), gpumem_cmp_bufobj, NULL);
+
+	for (i = 0; i < nr; i++) {
+		const struct gpumem_buf_row *buf;
+		u32 k;
+
+		buf = gpumem_find_buf(index, snap->nr_bufs, recs[i].obj);
+		if (buf && snap->devs[buf->dev].minor != recs[i].minor)
+			buf = NULL;
+		items[i].rec = &recs[i];
+		items[i].buf = buf;
+		items[i].kinds = recs[i].dmabuf ? GPUMEM_ORPHAN_DMABUF : 0;
+		for (k = 0; buf && k < buf->nr_holders; k++)
+			if (!snap->holders[buf->first_holder + k])
+				items[i].kinds |= GPUMEM_ORPHAN_KERNEL;
+		if (!buf && recs[i].handles)
+			items[i].kinds |= GPUMEM_ORPHAN_BUSY;
+		else if (!buf && !recs[i].dmabuf)
+			items[i].kinds |= GPUMEM_ORPHAN_MAPPING;
+	}
+	sort_r(items, nr, sizeof(*items), gpumem_cmp_item_sort, NULL, snap);
+
+	ret = 0;
+	for (i = 0; i < nr && !ret; i++) {
+		struct gpumem_orphan_row *row;
+
+		if (!i || gpumem_cmp_item(snap, &items[i - 1], &items[i]))
+			ret = gpumem_orphans_row(o, snap, &items[i], path);
+		if (ret)
+			break;
+		row = &o->rows[o->nr_rows - 1];
+		row->bytes += items[i].rec->bytes;
+		row->buffers++;
+		row->since_ms = max(row->since_ms, items[i].rec->dead_ms);
+	}
+out:
+	kfree(path);
+	kvfree(items);
+	kvfree(index);
+	gpumem_snapshot_free(snap);
+	return ret;
+}
+
+/**
+ * gpumem_orphans_take() - build an orphans report
+ *
+ * Context: process context, may sleep; takes the charge records' walk lock,
+ *	then (only when there are orphans) walks like a held-view snapshot.
+ * Return: the report (free with gpumem_orphans_free()) or an ERR_PTR.
+ */
+struct gpumem_orphans *gpumem_orphans_take(void)
+{
+	struct gpumem_orphan_rec *recs = NULL;
+	struct gpumem_orphans *o;
+	size_t cap = 0, nr = 0;
+	int ret;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return ERR_PTR(-ENOMEM);
+	ret = gpumem_charge_orphans(&recs, &cap, &nr);
+	if (!ret && nr)
+		ret = gpumem_orphans_build(o, recs, nr);
+	kvfree(recs);
+	if (ret) {
+		gpumem_orphans_free(o);
+		return ERR_PTR(ret);
+	}
+	return o;
+}
+
+/**
+ * gpumem_orphans_free() - free an orphans report
+ * @o: the report, or NULL
+ */
+void gpumem_orphans_free(struct gpumem_orphans *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < o->nr_rows; i++)
+		kfree(o->rows[i].cgroup);
+	kvfree(o->rows);
+	kvfree(o->pids);
+	kfree(o);
+}
+
+/**
+ * gpumem_orphans_holders_str() - a row's holders as text
+ * @o: the report
+ * @row: one of its rows
+ * @buf: where to write: pids, then "kernel", "dma-buf", "mapping", "busy",
+ *	comma-separated; "-" for none (truncated to @len)
+ * @len: size of @buf
+ */
+void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
+				const struct gpumem_orphan_row *row,
+				char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"kernel", "dma-buf", "mapping", "busy",
+	};
+	size_t n = 0;
+	u32 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < row->nr_holders && n < len; i++)
+		n += scnprintf(buf + n, len - n, "%s%d", n ? "," : "",
+			       o->pids[row->first_holder + i]);
+	for (i = 0; i < ARRAY_SIZE(names) && n < len; i++)
+		if (row->kinds & BIT(i))
+			n += scnprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				       names[i]);
+	if (!n)
+		strscpy(buf, "-", len);
+}
+
+/* Characters that would break the whitespace-separated columns. */
+#define GPUMEM_ORPHANS_ESC " \t\n\\"
+
+static int gpumem_orphans_show(struct seq_file *m, void *v)
+{
+	struct gpumem_orphans *o;
+	char holders[128];
+	size_t i;
+
+	o = gpumem_orphans_take();
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+	seq_puts(m, "device region bytes buffers cgroup_id cgroup pid comm since_ms holders\n");
+	for (i = 0; i < o->nr_rows; i++) {
+		const struct gpumem_orphan_row *row = &o->rows[i];
+
+		seq_printf(m, "%s %s %llu %u %llu ", row->dev,
+			   gpumem_region_name(row->region), row->bytes,
+			   row->buffers, row->cgid);
+		if (row->cgroup)
+			seq_escape(m, row->cgroup, GPUMEM_ORPHANS_ESC);
+		else
+			seq_putc(m, '-');
+		seq_printf(m, " %d ", row->tgid);
+		seq_escape(m, row->comm[0] ? row->comm : "?",
+			   GPUMEM_ORPHANS_ESC);
+		gpumem_orphans_holders_str(o, row, holders, sizeof(holders));
+		seq_printf(m, " %u %s\n", row->since_ms, holders);
+	}
+	gpumem_orphans_free(o);
+	return 0;
+}
+
+static int gpumem_orphans_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gpumem_orphans_show, NULL);
+}
+
+/* /sys/kernel/debug/gpumem/orphans (created by debugfs.c) */
+const struct file_operations gpumem_orphans_fops = {
+	.owner = THIS_MODULE,
+	.open = gpumem_orphans_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpumemd_metrics.c - one scrape: a fresh look at the kernel as Prometheus
+ * text. The device, process and cgroup families are gpumemctl export's own
+ * (the field lists of cmd_devices.c, cmd_ps.c and quota.c, printed by
+ * gm_fields_prom): the same names, labels and values, with pod_uid and
+ * container_id added to the process and cgroup series. Counters, the
+ * walker's statistics and gpumem_up are written here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+#include "gpumemctl.h"
+#include "gpumemd.h"
+#include "libgpumem.h"
+#include "output.h"
+#include "quota.h"
+
+/* A row with its Kubernetes ids: the reply struct first, so that the field
+ * lists' offsets apply to the row as they do to the struct. */
+struct proc_row {
+	struct gm_proc p;
+	char pod[GD_POD_UID_LEN];
+	char cid[GD_CONTAINER_ID_LEN];
+};
+
+struct limit_row {
+	struct gm_limit l;
+	char pod[GD_POD_UID_LEN];
+	char cid[GD_CONTAINER_ID_LEN];
+};
+
+/* a char array at offset arg of the row; "" is not known (an empty label) */
+static void get_chars(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const char *s = (const char *)obj + f->arg;
+
+	(void)buf;
+	if (*s) {
+		v->kind = GM_V_STR;
+		v->s = s;
+	}
+}
+
+#define KUBE_LABELS(type) \
+	{ .label = "pod_uid", .get = get_chars, .arg = offsetof(type, pod) }, \
+	{ .label = "container_id", .get = get_chars, .arg = offsetof(type, cid) }
+
+static const struct gm_field proc_kube[] = { KUBE_LABELS(struct proc_row) };
+static const struct gm_field limit_kube[] = { KUBE_LABELS(struct limit_row) };
+
+/* base's fields and then extra's, in a new list (free its .v) */
+static int fieldset_plus(struct gm_fields *out, const struct gm_fields *base,
+			 const struct gm_field *extra, size_t nextra)
+{
+	struct gm_field *v = calloc(base->n + nextra, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, base->v, base->n * sizeof(*v));
+	memcpy(v + base->n, extra, nextra * sizeof(*v));
+	*out = *base;
+	out->v = v;
+	out->n = base->n + nextra;
+	return 0;
+}
+
+/*
+ * A counter family: a sample per object, labelled with fs's label fields,
+ * valued by value() (false: no sample for that object).
+ */
+static void prom_counter(FILE *f, const char *name, const char *help,
+			 const struct gm_fields *fs, const void *objs, size_t n, size_t stride,
+			 bool (*value)(const void *obj, uint64_t *v))
+{
+	struct prom_label *l = calloc(fs->n, sizeof(*l));
+	char (*bufs)[GM_FIELD_BUF] = calloc(fs->n, sizeof(*bufs));
+	size_t i, j;
+
+	if (!l || !bufs)
+		goto out;
+	prom_family(f, name, help, "counter");
+	for (i = 0; i < n; i++) {
+		const void *obj = (const char *)objs + i * stride;
+		size_t nl = 0;
+		uint64_t x;
+
+		if (!value(obj, &x))
+			continue;
+		for (j = 0; j < fs->n; j++) {
+			const struct gm_field *fl = &fs->v[j];
+			const void *o = obj;
+			struct gm_val v = { 0 };
+
+			if (!fl->label)
+				continue;
+			if (fl->via)
+				memcpy(&o, (const char *)obj + fl->via - 1, sizeof(o));
+			if (o)
+				fl->get(fl, o, &v, bufs[nl]);
+			if (v.kind == GM_V_U64) {
+				snprintf(bufs[nl], GM_FIELD_BUF, "%" PRIu64, v.u);
+				v.s = bufs[nl];
+			}
+			l[nl] = (struct prom_label){ fl->label, v.kind == GM_V_NONE ? NULL : v.s };
+			nl++;
+		}
+		prom_sample(f, name, l, nl, x);
+	}
+out:
+	free(l);
+	free(bufs);
+}
+
+static bool limit_denied(const void *obj, uint64_t *v)
+{
+	const struct gm_limit *l = obj;
+
+	*v = l->denied;
+	return l->has_denied;
+}
+
+/* The processes (charged view), as gpumemctl export writes them, with pod labels. */
+static int write_procs(FILE *f, struct gm_nl *nl)
+{
+	struct gm_proc_filter all = { 0 };
+	struct gm_fields base = gm_proc_fieldset(false, true), fs;
+	struct gm_proc_list procs;
+	struct proc_row *rows;
+	size_t i;
+	int ret;
+
+	ret = gm_get_procs(nl, &all, &procs);
+	if (ret < 0)
+		return ret;
+	gm_procs_sort(&procs);
+	rows = calloc(procs.n ? procs.n : 1, sizeof(*rows));
+	if (!rows || fieldset_plus(&fs, &base, proc_kube, 2) < 0) {
+		free(rows);
+		gm_proc_list_free(&procs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < procs.n; i++) {
+		rows[i].p = procs.v[i];
+		gd_kube_ids(procs.v[i].cgroup, rows[i].pod, rows[i].cid);
+	}
+	gm_fields_prom(f, &fs, rows, procs.n, sizeof(*rows));
+	free((void *)fs.v);
+	free(rows);
+	gm_proc_list_free(&procs);
+	return 0;
+}
+
+/* kube ids of a list of limits, in rows (calloc'ed; NULL: no memory) */
+static struct limit_row *limit_rows(const struct gm_limit_list *l)
+{
+	struct limit_row *rows = calloc(l->n ? l->n : 1, sizeof(*rows));
+	size_t i;
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < l->n; i++) {
+		rows[i].l = l->v[i];
+		gd_kube_ids(l->v[i].cgroup, rows[i].pod, rows[i].cid);
+	}
+	return rows;
+}
+
+/*
+ * Usage and limits per cgroup (CGROUP_GET, as gpumemctl export) and the
+ * denials of every limit (LIMIT_GET). -EOPNOTSUPP: a module without quotas.
+ */
+static int write_cgroups(FILE *f, struct gm_nl *nl)
+{
+	struct gm_fields base = gm_limit_fieldset(true), fs;
+	struct gm_limit_list cgroups, limits;
+	struct limit_row *rows;
+	int ret;
+
+	if (gm_get_cgroups(nl, &cgroups) < 0)
+		return -nl->error;
+	if (fieldset_plus(&fs, &base, limit_kube, 2) < 0) {
+		gm_limit_list_free(&cgroups);
+		return -ENOMEM;
+	}
+	rows = limit_rows(&cgroups);
+	if (rows)
+		gm_fields_prom(f, &fs, rows, cgroups.n, sizeof(*rows));
+	free(rows);
+	gm_limit_list_free(&cgroups);
+	ret = rows ? 0 : -ENOMEM;
+
+	if (!ret && gm_get_limits(nl, &limits) == 0) {
+		rows = limit_rows(&limits);
+		if (rows)
+			prom_counter(f, "gpumem_cgroup_denied_total",
+				     "Placements a cgroup's limit denied (or, in monitor mode, would "
+				     "have denied), per limit: device and region.",
+				     &fs, rows, limits.n, sizeof(*rows), limit_denied);
+		else
+			ret = -ENOMEM;
+		free(rows);
+		gm_limit_list_free(&limits);
+	} else if (!ret) {
+		ret = -nl->error;
+	}
+	free((void *)fs.v);
+	return ret;
+}
+
+/* stats-get: each attribute a family (base units; counters end in _total) */
+struct stat_metric {
+	int attr;
+	const char *name, *type, *help;
+	double scale;	/* 0: the integer as it is */
+};
+
+static const struct stat_metric stat_metrics[] = {
+	{ GPUMEM_A_STATS_WALKS, "gpumem_walks_total", "counter",
+	  "Walks of the DRM clients and buffer objects (held view, debugfs processes).", 0 },
+	{ GPUMEM_A_STATS_WALKS_FAILED, "gpumem_walks_failed_total", "counter",
+	  "Walks that failed (out of memory).", 0 },
+	{ GPUMEM_A_STATS_LAST_WALK_NS, "gpumem_last_walk_duration_seconds", "gauge",
+	  "Duration of the last walk in seconds.", 1e-9 },
+	{ GPUMEM_A_STATS_LAST_WALK_CLIENTS, "gpumem_last_walk_clients", "gauge",
+	  "DRM clients the last walk saw.", 0 },
+	{ GPUMEM_A_STATS_LAST_WALK_BOS, "gpumem_last_walk_buffers", "gauge",
+	  "Buffer objects the last walk saw.", 0 },
+	{ GPUMEM_A_STATS_LAST_WALK_SKIPPED, "gpumem_last_walk_skipped_buffers", "gauge",
+	  "Buffer objects the last walk found busy (reserved) and left out.", 0 },
+	{ GPUMEM_A_STATS_DEVICES, "gpumem_devices", "gauge",
+	  "DRM devices gpumem knows.", 0 },
+};
+
+static const struct stat_metric *stat_metric(int attr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stat_metrics) / sizeof(*stat_metrics); i++)
+		if (stat_metrics[i].attr == attr)
+			return &stat_metrics[i];
+	return NULL;
+}
+
+/*
+ * The walker's and hooks' statistics: every integer attribute of the reply,
+ * those above by their names, any other (a newer module's) as
+ * gpumem_stat_<spec name> (a gauge: what it counts is not known here).
+ */
+static int write_stats(FILE *f, struct gm_nl *nl)
+{
+	struct gm_stats s;
+	int type;
+
+	if (gm_get_stats(nl, &s) < 0)
+		return -nl->error;
+	for (type = 1; type <= GPUMEM_A_STATS_MAX; type++) {
+		const struct stat_metric *m = stat_metric(type);
+		const char *spec = gm_spec_stats_names[type];
+		char name[96], help[128];
+		uint64_t v;
+		char *p;
+
+		if (!gm_raw_uint(&s.raw, type, &v))
+			continue;	/* not sent, or the pad */
+		if (!m) {
+			if (!spec)
+				continue;
+			snprintf(name, sizeof(name), "gpumem_stat_%s", spec);
+			for (p = name; *p; p++)
+				if (*p == '-')
+					*p = '_';
+			snprintf(help, sizeof(help), "gpumem's statistic %s (stats-get).", spec);
+			prom_family(f, name, help, "gauge");
+			fprintf(f, "%s %" PRIu64 "\n", name, v);
+			continue;
+		}
+		prom_family(f, m->name, m->help, m->type);
+		if (m->scale)
+			fprintf(f, "%s %.9f\n", m->name, (double)v * m->scale);
+		else
+			fprintf(f, "%s %" PRIu64 "\n", m->name, v);
+	}
+	gm_stats_free(&s);
+	return 0;
+}
+
+int gd_events_init(struct gd_events *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	pthread_mutex_init(&ev->lock, NULL);
+	ev->ntypes = GM_SPEC_EVENT_TYPE_COUNT;
+	ev->by_type = calloc(ev->ntypes, sizeof(*ev->by_type));
+	return ev->by_type ? 0 : -ENOMEM;
+}
+
+static void write_events(FILE *f, struct gd_events *ev)
+{
+	struct prom_label l = { "type", NULL };
+	size_t i;
+
+	pthread_mutex_lock(&ev->lock);
+	prom_family(f, "gpumem_events_total",
+		    "Events received from gpumem's events group since the agent started, by type.",
+		    "counter");
+	for (i = 0; i < ev->ntypes; i++) {
+		l.value = gm_event_type_name((uint32_t)i);
+		if (l.value)
+			prom_sample(f, "gpumem_events_total", &l, 1, ev->by_type[i]);
+	}
+	if (ev->unknown) {
+		l.value = "unknown";
+		prom_sample(f, "gpumem_events_total", &l, 1, ev->unknown);
+	}
+	prom_family(f, "gpumem_events_lost_total",
+		    "Events lost on the way to the agent (gaps in their sequence numbers).",
+		    "counter");
+	fprintf(f, "gpumem_events_lost_total %" PRIu64 "\n", ev->lost);
+	prom_family(f, "gpumem_events_overflows_total",
+		    "Times the agent's event socket overflowed (events lost, count unknown until "
+		    "the next sequence number).", "counter");
+	fprintf(f, "gpumem_events_overflows_total %" PRIu64 "\n", ev->overflows);
+	prom_family(f, "gpumem_events_suppressed_total",
+		    "Events the module rate-limited per cgroup (reported in the next event).",
+		    "counter");
+	fprintf(f, "gpumem_events_suppressed_total %" PRIu64 "\n", ev->suppressed);
+	prom_family(f, "gpumem_events_resubscriptions_total",
+		    "Subscriptions to the events group after the first (module reloads).",
+		    "counter");
+	fprintf(f, "gpumem_events_resubscriptions_total %" PRIu64 "\n", ev->reconnects);
+	prom_family(f, "gpumem_events_subscribed",
+		    "1 while the agent is in gpumem's events group.", "gauge");
+	fprintf(f, "gpumem_events_subscribed %d\n", ev->subscribed ? 1 : 0);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+static void note_failure(struct gm_nl *nl, const char *what)
+{
+	char buf[GM_NL_MSG_LEN + 128];
+
+	fprintf(stderr, "gpumemd: scrape: %s: %s\n", what, gm_nl_strerror(nl, buf, sizeof(buf)));
+}
+
+int gd_scrape(FILE *f, struct gd_events *ev)
+{
+	struct gm_nl nl = { 0 };
+	struct gm_dev_list devs;
+	struct gm_dev_row *dev_rows = NULL;
+	struct gm_fields dfs = gm_dev_fieldset(true);
+	size_t ndev_rows = 0;
+	int up = 0, errors = 0;
+
+	/* a dump of the families: never loads a module that was unloaded on purpose */
+	if (gm_nl_family_present(GPUMEM_FAMILY_NAME) == 1 && gm_nl_open(&nl) == 0) {
+		if (gm_get_devices(&nl, &devs) == 0)
+			up = 1;
+		else if (!nl.no_family)
+			note_failure(&nl, "devices");
+	}
+	prom_family(f, "gpumem_up",
+		    "1 if the gpumem module answered this scrape, 0 if it is not loaded or did not.",
+		    "gauge");
+	fprintf(f, "gpumem_up %d\n", up);
+	if (up) {
+		dev_rows = gm_dev_rows(&devs, &ndev_rows);
+		if (dev_rows || !devs.n)
+			gm_fields_prom(f, &dfs, dev_rows, ndev_rows, sizeof(*dev_rows));
+		else
+			errors++;
+		free(dev_rows);
+		gm_dev_list_free(&devs);
+		if (write_procs(f, &nl) < 0) {
+			note_failure(&nl, "processes");
+			errors++;
+		}
+		/* EOPNOTSUPP: a module without quotas, no cgroup families */
+		if (write_cgroups(f, &nl) < 0 && nl.error != EOPNOTSUPP) {
+			note_failure(&nl, "cgroups");
+			errors++;
+		}
+		if (write_stats(f, &nl) < 0) {
+			note_failure(&nl, "stats");
+			errors++;
+		}
+		prom_family(f, "gpumem_scrape_errors",
+			    "Requests of this scrape that failed (their families are left out).",
+			    "gauge");
+		fprintf(f, "gpumem_scrape_errors %d\n", errors);
+	}
+	gm_nl_close(&nl);
+	if (ev && ev->enabled)
+		write_events(f, ev);
+	return up;
+}
