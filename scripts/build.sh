@@ -81,7 +81,12 @@ mkdir -p "$bdir"
 exec 9>"$bdir.lock"
 flock 9
 
+# The kernel image is in the key: a test kernel rebuilt with another
+# config keeps its release and build path, and a module built for the old
+# one (another HZ, other sanitizer calls) must not be reused.
 key=$( { echo "series=$series kver=$kver build=$kbuild W=${W:-}";
+	cat "$kdir/key" 2>/dev/null || true
+	sha256sum "$kdir"/root/boot/vmlinuz-* 2>/dev/null || true
 	sha256sum "$0";
 	src_files | (cd "$top" && xargs -r -d '\n' sha256sum); } | sha256sum | cut -c1-32)
 if [ "${GPUMEM_FORCE_BUILD:-0}" != 1 ] && [ -e "$out/gpumem.ko" ] &&
