@@ -299,15 +299,16 @@ void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
 /* Characters that would break the whitespace-separated columns. */
 #define GPUMEM_ORPHANS_ESC " \t\n\\"
 
+/*
+ * The report is taken once, at open: seq_file calls show again with a
+ * bigger buffer whenever the text does not fit, and a report costs a walk.
+ */
 static int gpumem_orphans_show(struct seq_file *m, void *v)
 {
-	struct gpumem_orphans *o;
+	const struct gpumem_orphans *o = m->private;
 	char holders[128];
 	size_t i;
 
-	o = gpumem_orphans_take();
-	if (IS_ERR(o))
-		return PTR_ERR(o);
 	seq_puts(m, "device region bytes buffers cgroup_id cgroup pid comm since_ms holders\n");
 	for (i = 0; i < o->nr_rows; i++) {
 		const struct gpumem_orphan_row *row = &o->rows[i];
@@ -325,13 +326,29 @@ static int gpumem_orphans_show(struct seq_file *m, void *v)
 		gpumem_orphans_holders_str(o, row, holders, sizeof(holders));
 		seq_printf(m, " %u %s\n", row->since_ms, holders);
 	}
-	gpumem_orphans_free(o);
 	return 0;
 }
 
 static int gpumem_orphans_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, gpumem_orphans_show, NULL);
+	struct gpumem_orphans *o;
+	int ret;
+
+	o = gpumem_orphans_take();
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+	ret = single_open(file, gpumem_orphans_show, o);
+	if (ret)
+		gpumem_orphans_free(o);
+	return ret;
+}
+
+static int gpumem_orphans_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	gpumem_orphans_free(m->private);
+	return single_release(inode, file);
 }
 
 /* /sys/kernel/debug/gpumem/orphans (created by debugfs.c) */
@@ -340,5 +357,5 @@ const struct file_operations gpumem_orphans_fops = {
 	.open = gpumem_orphans_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = single_release,
+	.release = gpumem_orphans_release,
 };
