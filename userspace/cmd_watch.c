@@ -129,16 +129,15 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct timespec now;
 	uint64_t missed, first;
 	struct gm_event e;
+	int ret;
 
-	if (!genlmsg_valid_hdr(nlmsg_hdr(msg), 0) ||
-	    genlmsg_hdr(nlmsg_hdr(msg))->cmd != GPUMEM_CMD_QUOTA_EVENT)
-		return 0;	/* not an event this tool knows */
-	if (gm_parse_event(msg, &e) < 0) {
-		note("%s", "dropped a malformed event");
-		return 0;
+	ret = gm_receive_event(msg, &w->seq, &e, &missed, &first);
+	if (ret <= 0) {
+		if (ret < 0)
+			note("%s", "dropped a malformed event");
+		return 0;	/* not an event (or a malformed one, dropped) */
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	missed = gm_seq_next(&w->seq, &e, &first);
 	if (w->types && (!e.has_type || e.type >= 64 || !(w->types & (1ull << e.type)))) {
 		/* filtered out: its number counts, so missed stays the gaps before it */
 		if (missed) {

@@ -164,22 +164,6 @@ void gm_limits_prom(FILE *f, const struct gm_limit_list *l)
 
 /* --- events ------------------------------------------------------------ */
 
-uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first)
-{
-	uint64_t missed = 0;
-
-	*first = 0;
-	if (!e->has_seq)
-		return 0;
-	if (s->valid && e->seq > s->last && e->seq - s->last > 1) {
-		missed = e->seq - s->last - 1;
-		*first = s->last + 1;
-	}
-	s->valid = true;
-	s->last = e->seq;
-	return missed;
-}
-
 char *gm_local_time(char *buf, size_t len, const struct timespec *when)
 {
 	struct tm tm;

@@ -42,17 +42,7 @@ struct gm_fields gm_limit_fieldset(bool exact);
 
 /* --- events ------------------------------------------------------------ */
 
-/*
- * Sequence numbers: gm_seq_next() returns how many events were missed
- * before e (0 when e follows the last one, when it is the first, or when
- * the numbers went back: a reloaded module starts again) and sets *first to
- * the first missing number.
- */
-struct gm_seq {
-	bool valid;
-	uint64_t last;
-};
-uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first);
+/* (gm_seq and gm_receive_event() are libgpumem's: query.h) */
 
 /*
  * The device of an event about a limit on all devices (gpumem sends its

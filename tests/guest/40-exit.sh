@@ -9,16 +9,7 @@
 require_gpumem
 
 CASES="exit-private exit-owner-of-shared exit-next-owner exit-last-holder"
-if [ -n "$(card_of qxl)" ]; then
-	drv=qxl kind=vram region=vram
-elif [ -n "$(card_of vgem)" ]; then
-	drv=vgem kind=dumb region=system
-else
-	for t in $CASES; do fail "$t" "neither a qxl nor a vgem card in this guest (run-guest.sh attaches qxl-vga)"; done
-	finish
-fi
-card=$(card_of "$drv")
-log "using $drv ($card), region $region"
+pick_vram_card
 
 if ! spawn a alloc -d "$drv" -k "$kind" -n 2 -s 1M -c gm-private ||
 	! spawn x export -d "$drv" -k "$kind" -n 1 -s 2M -S "$GM_TMP/sock" -c gm-exporter ||

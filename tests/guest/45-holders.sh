@@ -13,16 +13,7 @@ require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="holders-fork-both holders-fork-outlives holders-fork-last holders-scm-both holders-scm-outlives"
-if [ -n "$(card_of qxl)" ]; then
-	drv=qxl kind=vram region=vram
-elif [ -n "$(card_of vgem)" ]; then
-	drv=vgem kind=dumb region=system
-else
-	for t in $CASES; do fail "$t" "neither a qxl nor a vgem card in this guest (run-guest.sh attaches qxl-vga)"; done
-	finish
-fi
-card=$(card_of "$drv")
-log "using $drv ($card), region $region"
+pick_vram_card
 
 # held_json PID FIELD: FIELD of PID's held-view row on $card from gpumemctl.
 held_json() {

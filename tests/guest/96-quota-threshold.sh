@@ -14,29 +14,16 @@ CASES="quota-param-invalid quota-threshold-bochs quota-threshold-bochs-again quo
 . "$(dirname "$0")/quota-lib.sh"
 
 quota_setup
-PAR=/sys/module/gpumem/parameters
+PAR=$GM_PARAMS
 pct0=$(cat "$PAR/threshold_pct")
 trap 'echo "$pct0" >"$PAR/threshold_pct"; _gm_cleanup' EXIT
 
 tc_begin quota-param-invalid
-for p in threshold_pct event_rate event_burst; do
-	v0=$(cat "$PAR/$p")
-	case $p in
-	threshold_pct) vals="101 -1 abc 1000 4294967296 1.5" ;;
-	*) vals="0 1000001 -1 abc 4294967296" ;;
-	esac
-	for v in $vals ""; do
-		if echo "$v" >"$PAR/$p" 2>/dev/null; then
-			tc_fail "$p: writing '$v' succeeded (now $(cat "$PAR/$p"))"
-			echo "$v0" >"$PAR/$p"
-		fi
-		tc_eq "$p after writing '$v'" "$(cat "$PAR/$p")" "$v0"
-	done
+param_refuses threshold_pct 101 -1 abc 1000 4294967296 1.5
+for p in event_rate event_burst; do
+	param_refuses $p 0 1000001 -1 abc 4294967296
 done
-for v in 0 100 "$pct0"; do
-	echo "$v" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $v failed"
-	tc_eq "threshold_pct after writing $v" "$(cat "$PAR/threshold_pct")" "$v"
-done
+param_accepts threshold_pct 0 100 "$pct0"
 tc_end
 
 # thr_events MARK: $ev = the device-threshold events since MARK.
@@ -96,15 +83,20 @@ fi
 tc_begin quota-threshold-qxl
 # Buffers the earlier tests freed may still be on TTM's delayed-delete list
 # (seen: 40 MiB released while this test climbed): wait until qxl's used
-# stays within 1 MiB for a second (at most 15 s) before measuring it.
-i=0 prev=-1
-while [ $i -lt 15 ]; do
+# stays within 1 MiB for three seconds in a row (at most 30 s) before
+# measuring it.
+i=0 prev=-1 still=0
+while [ $i -lt 30 ] && [ $still -lt 3 ]; do
 	u=$(num "$(dev_field "$qxl" vram used)")
-	[ "$prev" -ge 0 ] && [ $((u - prev)) -lt "$MiB" ] && [ $((prev - u)) -lt "$MiB" ] && break
+	if [ "$prev" -ge 0 ] && [ $((u - prev)) -lt "$MiB" ] && [ $((prev - u)) -lt "$MiB" ]; then
+		still=$((still + 1))
+	else
+		still=0
+	fi
 	prev=$u i=$((i + 1))
 	sleep 1
 done
-log "  $qxl used settled after $i s"
+log "  $qxl used settled after $i s (stable for $still s)"
 snap devices
 cap=$(tbl_get "$GM_TMP/devices" capacity device="$qxl" region=vram)
 used=$(tbl_get "$GM_TMP/devices" used device="$qxl" region=vram)
@@ -120,15 +112,32 @@ log "$qxl: capacity $cap, used $used: threshold_pct=$pct ($thr bytes), allocatin
 echo "$pct" >"$PAR/threshold_pct" || tc_fail "threshold_pct: writing $pct failed"
 m0=$(w_mark)
 hold_in "$GM_CGROOT" q1 -n "$n" -s 1M -c gm-q-thr3 || tc_fail "helper: $(helper_why q1)"
-# (qxl's "used" is no witness here: delayed deletes of earlier tests'
-# buffers can take tens of MiB away while we climb; the event's usage is.)
 tc_eq "MiB the helper got" "$(out_total q1 ok) $(out_total q1 denied)" "$n 0"
+# Delayed deletes of earlier tests' buffers can still take tens of MiB away
+# while we climb (seen once: the region ended below the threshold with the
+# helper's 32 MiB in it). The premise is that the region ends above the
+# threshold: if it does not, a second helper climbs the rest of the way.
+pids=$q1_pid
+after=$(num "$(dev_field "$qxl" vram used)")
+if [ "$after" -le $((thr + MiB)) ]; then
+	n2=$(( (thr - after) / MiB + 24 ))
+	log "  $qxl used $after after the helper (threshold $thr): $n2 MiB more"
+	hold_in "$GM_CGROOT" q2 -n "$n2" -s 1M -c gm-q-thr3 || tc_fail "helper: $(helper_why q2)"
+	tc_eq "MiB the second helper got" "$(out_total q2 ok) $(out_total q2 denied)" "$n2 0"
+	pids="$pids $q2_pid"
+fi
 thr_events "$m0"
 tc_num -ge "device-threshold events" "$(echo "$ev" | grep -c .)" 1
 ev=$(echo "$ev" | head -n 1)
-ev_check "$ev" device="$qxl" region=vram limit="$thr" requested="$MiB" pid="$q1_pid"
+ev_check "$ev" device="$qxl" region=vram limit="$thr" requested="$MiB" comm=gm-q-thr3
+evpid=$(echo "$ev" | jget pid)
+case " $pids " in
+*" $evpid "*) log "  ok: event pid $evpid is a helper's ($pids)" ;;
+*) tc_fail "event pid is '$evpid', want one of $pids" ;;
+esac
 tc_num -gt "event usage (above the threshold)" "$(num "$(echo "$ev" | jget usage)")" "$thr"
 stop q1
+stop q2
 tc_end
 
 echo "$pct0" >"$PAR/threshold_pct"

@@ -18,25 +18,7 @@ card=$(card_of qxl)
 [ -n "$card" ] || { echo "bench-orphans: no qxl device"; exit 1; }
 
 log "starting $procs fork pairs x $bos buffers of 4 KiB on $card"
-i=0
-while [ $i -lt "$procs" ]; do
-	"$GM_ALLOC" forkhold -d qxl -k vram -n "$bos" -s 4096 -t $hold \
-		>"$GM_TMP/b$i.out" 2>&1 &
-	eval "par$i=$!"
-	GM_PIDS="$GM_PIDS $!"
-	i=$((i + 1))
-done
-end=$(($(date +%s) + 300))
-while :; do
-	ready=$(grep -l '^READY ' "$GM_TMP"/b*.out 2>/dev/null | wc -l)
-	[ "$ready" -ge "$procs" ] && break
-	if [ "$(date +%s)" -ge "$end" ]; then
-		echo "bench-orphans: only $ready of $procs allocators got ready:"
-		grep -h -v '^[A-Z]' "$GM_TMP"/b*.out | sort | uniq -c | head
-		exit 1
-	fi
-	sleep 1
-done
+bench_allocators bench-orphans "$procs" "$GM_ALLOC" forkhold -d qxl -k vram -n "$bos" -s 4096 -t $hold
 # the children outlive their parents: collect them for the cleanup, stop the parents
 i=0
 while [ $i -lt "$procs" ]; do

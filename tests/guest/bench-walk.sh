@@ -16,24 +16,7 @@ card=$(card_of qxl)
 [ -n "$card" ] || { echo "bench-walk: no qxl device"; exit 1; }
 
 log "starting $procs processes x $bos buffers of 4 KiB on $card"
-i=0
-while [ $i -lt "$procs" ]; do
-	"$GM_ALLOC" alloc -d qxl -k vram -n "$bos" -s 4096 -t $hold \
-		>"$GM_TMP/b$i.out" 2>&1 &
-	GM_PIDS="$GM_PIDS $!"
-	i=$((i + 1))
-done
-end=$(($(date +%s) + 300))
-while :; do
-	ready=$(grep -l '^READY ' "$GM_TMP"/b*.out 2>/dev/null | wc -l)
-	[ "$ready" -ge "$procs" ] && break
-	if [ "$(date +%s)" -ge "$end" ]; then
-		echo "bench-walk: only $ready of $procs allocators got ready:"
-		grep -h -v '^[A-Z]' "$GM_TMP"/b*.out | sort | uniq -c | head
-		exit 1
-	fi
-	sleep 1
-done
+bench_allocators bench-walk "$procs" "$GM_ALLOC" alloc -d qxl -k vram -n "$bos" -s 4096 -t $hold
 
 snap processes
 rows=$(tbl_count "$GM_TMP/processes" device="$card" bos="$bos")

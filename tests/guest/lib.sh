@@ -87,6 +87,76 @@ tc_eq() {
 	fi
 }
 
+# pick_vram_card: the card a holder test works on: qxl VRAM if the guest has
+# it, else vgem's system memory. Sets drv, kind, region and card; with
+# neither, every case in $CASES fails and the script ends.
+pick_vram_card() {
+	if [ -n "$(card_of qxl)" ]; then
+		drv=qxl kind=vram region=vram
+	elif [ -n "$(card_of vgem)" ]; then
+		drv=vgem kind=dumb region=system
+	else
+		for _t in $CASES; do
+			fail "$_t" "neither a qxl nor a vgem card in this guest (run-guest.sh attaches qxl-vga)"
+		done
+		finish
+	fi
+	card=$(card_of "$drv")
+	log "using $drv ($card), region $region"
+}
+
+# bench_allocators WHO N CMD...: N copies of CMD in the background (output in
+# $GM_TMP/b<i>.out, pid in $par<i>, all in GM_PIDS), then wait (at most 300 s)
+# until each printed READY; otherwise say why (as WHO) and exit 1. For the
+# benchmarks, which are not tests.
+bench_allocators() {
+	_bw=$1 _bn=$2
+	shift 2
+	_bi=0
+	while [ $_bi -lt "$_bn" ]; do
+		"$@" >"$GM_TMP/b$_bi.out" 2>&1 &
+		eval "par$_bi=$!"
+		GM_PIDS="$GM_PIDS $!"
+		_bi=$((_bi + 1))
+	done
+	_bend=$(($(date +%s) + 300))
+	while :; do
+		_br=$(grep -l '^READY ' "$GM_TMP"/b*.out 2>/dev/null | wc -l)
+		[ "$_br" -ge "$_bn" ] && return 0
+		if [ "$(date +%s)" -ge "$_bend" ]; then
+			echo "$_bw: only $_br of $_bn allocators got ready:"
+			grep -h -v '^[A-Z]' "$GM_TMP"/b*.out | sort | uniq -c | head
+			exit 1
+		fi
+		sleep 1
+	done
+}
+
+# param_refuses PARAM VALUE...: writing each VALUE (and the empty string) to
+# gpumem's module parameter PARAM fails and leaves its value as it was.
+# param_accepts PARAM VALUE...: each VALUE is taken and read back as written.
+GM_PARAMS=/sys/module/gpumem/parameters
+param_refuses() {
+	_pp=$1
+	shift
+	_pv0=$(cat "$GM_PARAMS/$_pp")
+	for _pv in "$@" ""; do
+		if echo "$_pv" >"$GM_PARAMS/$_pp" 2>/dev/null; then
+			tc_fail "$_pp: writing '$_pv' succeeded (now $(cat "$GM_PARAMS/$_pp"))"
+			echo "$_pv0" >"$GM_PARAMS/$_pp"
+		fi
+		tc_eq "$_pp after writing '$_pv'" "$(cat "$GM_PARAMS/$_pp")" "$_pv0"
+	done
+}
+param_accepts() {
+	_pp=$1
+	shift
+	for _pv in "$@"; do
+		echo "$_pv" >"$GM_PARAMS/$_pp" || tc_fail "$_pp: writing $_pv failed"
+		tc_eq "$_pp after writing $_pv" "$(cat "$GM_PARAMS/$_pp")" "$_pv"
+	done
+}
+
 # tc_num OP WHAT ACTUAL WANT: numeric comparison, OP one of -eq -le -ge -lt -gt.
 tc_num() {
 	case ${3#-} in

@@ -775,3 +775,32 @@ void gm_buf_list_free(struct gm_buf_list *l)
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
+
+uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first)
+{
+	uint64_t missed = 0;
+
+	*first = 0;
+	if (!e->has_seq)
+		return 0;
+	if (s->valid && e->seq > s->last && e->seq - s->last > 1) {
+		missed = e->seq - s->last - 1;
+		*first = s->last + 1;
+	}
+	s->valid = true;
+	s->last = e->seq;
+	return missed;
+}
+
+int gm_receive_event(struct nl_msg *msg, struct gm_seq *s, struct gm_event *e,
+		     uint64_t *missed, uint64_t *first)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	if (!genlmsg_valid_hdr(h, 0) || genlmsg_hdr(h)->cmd != GPUMEM_CMD_QUOTA_EVENT)
+		return 0;
+	if (gm_parse_event(msg, e) < 0)
+		return -EPROTO;
+	*missed = gm_seq_next(s, e, first);
+	return 1;
+}

@@ -207,4 +207,28 @@ void gm_limit_free(struct gm_limit *l);
 void gm_limit_list_free(struct gm_limit_list *l);
 void gm_event_free(struct gm_event *e);
 
+/* --- events as they arrive --------------------------------------------- */
+
+/*
+ * Sequence numbers: gm_seq_next() returns how many events were missed
+ * before e (0 when e follows the last one, when it is the first, or when
+ * the numbers went back: a reloaded module starts again) and sets *first to
+ * the first missing number.
+ */
+struct gm_seq {
+	bool valid;
+	uint64_t last;
+};
+uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first);
+
+/*
+ * gm_receive_event: a message read from the event group. 1: it is an event,
+ * *e holds it (free it with gm_event_free()) and missed and first say which
+ * events were missed before it (gm_seq_next() on s); 0: another command, not
+ * an event (ignore it); -EPROTO: a malformed event (dropped; its number is
+ * unknown, so the gap shows at the next one).
+ */
+int gm_receive_event(struct nl_msg *msg, struct gm_seq *s, struct gm_event *e,
+		     uint64_t *missed, uint64_t *first);
+
 #endif
