@@ -92,6 +92,13 @@ bool gpumem_guard_denied_before(int minor, u32 mem_type)
 {
 	bool found;
 
+	/*
+	 * The allocation path's check, lock-free when no guard is open: a
+	 * task's own guard is counted before it is added and removed before
+	 * it is uncounted, so a task with a guard never reads 0 here.
+	 */
+	if (!atomic_read(&gpumem_guard_pending))
+		return false;
 	spin_lock(&gpumem_guard_lock);
 	found = gpumem_guard_find(minor, mem_type);
 	spin_unlock(&gpumem_guard_lock);

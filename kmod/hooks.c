@@ -67,6 +67,11 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @gdev: the device
  * @threshold_above: bit per region: its use is above threshold_pct (atomic
  *	bit operations)
+ * @tmans: per region, the managers of known capacity (@ntmans of them),
+ *	whose use the threshold check adds up
+ * @ntmans: per region, the number of @tmans (published with release after
+ *	the manager and its capacity, see gpumem_hook_manager())
+ * @tcap: per region, the capacity of its @tmans
  * @frag_lock: protects @frag_rl and @frag_last
  * @frag_rl: rate limit of the device's fragmented-denial events
  * @frag_last: the buffer of the last one, compared only (TTM asks again
@@ -79,6 +84,9 @@ struct gpumem_hook_dev {
 	struct completion drained;
 	struct gpumem_device *gdev;
 	unsigned long threshold_above;
+	struct ttm_resource_manager *tmans[GPUMEM_REGION_COUNT][TTM_NUM_MEM_TYPES];
+	unsigned int ntmans[GPUMEM_REGION_COUNT];
+	u64 tcap[GPUMEM_REGION_COUNT];
 	spinlock_t frag_lock;		/* protects frag_rl, frag_last(_at) */
 	struct gpumem_ratelimit frag_rl;
 	const void *frag_last;
@@ -214,35 +222,34 @@ static void gpumem_threshold_event(int minor, u8 region, u64 usage,
 /*
  * Device-threshold events: the region's use (all its managers) against its
  * capacity, edge-triggered on the way up, re-armed when it falls back.
+ * O(managers of the region), usually one, and lock-free: each manager's use
+ * is read without TTM's lru_lock (a report needs no exact moment, and the
+ * allocation path should not contend for that lock with TTM itself).
  */
 static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 				   bool alloc)
 {
 	unsigned int pct = READ_ONCE(threshold_pct);
-	struct gpumem_device *gdev = h->gdev;
-	struct gpumem_man_hook *pos;
-	u64 usage = 0, cap = 0, limit;
+	struct gpumem_hook_dev *hdev = h->hdev;
+	u64 usage = 0, cap, limit;
+	unsigned int i, n;
 
 	if (!pct)
 		return;
-	rcu_read_lock();
-	list_for_each_entry_rcu(pos, &gpumem_man_hooks, node) {
-		if (pos->gdev != gdev || pos->region != h->region ||
-		    !pos->capacity)
-			continue;
-		usage += ttm_resource_manager_usage(pos->man);
-		cap += pos->capacity;
-	}
-	rcu_read_unlock();
-	if (!cap)
+	/* pairs with gpumem_hook_manager(): @tcap covers these managers */
+	n = smp_load_acquire(&hdev->ntmans[h->region]);
+	if (!n)
 		return;
+	for (i = 0; i < n; i++)
+		usage += READ_ONCE(hdev->tmans[h->region][i]->usage);
+	cap = READ_ONCE(hdev->tcap[h->region]);
 	limit = div_u64(cap * pct, 100);
 	if (usage <= limit) {
-		clear_bit(h->region, &h->hdev->threshold_above);
+		clear_bit(h->region, &hdev->threshold_above);
 		return;
 	}
-	if (alloc && !test_and_set_bit(h->region, &h->hdev->threshold_above))
-		gpumem_threshold_event(gdev->minor, h->region, usage, bytes,
+	if (alloc && !test_and_set_bit(h->region, &hdev->threshold_above))
+		gpumem_threshold_event(h->gdev->minor, h->region, usage, bytes,
 				       limit);
 }
 
@@ -369,7 +376,8 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 		return;
 	}
 	h->orig->free(man, res);
-	if (h->counted)
+	/* a free only re-arms the event: nothing to do below the threshold */
+	if (h->counted && test_bit(h->region, &h->hdev->threshold_above))
 		gpumem_threshold_check(h, 0, false);
 	percpu_ref_put(&h->hdev->inflight);
 }
@@ -436,6 +444,18 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	    gpumem_manager_capacity(gdev->drv, mem_type, man->size, PAGE_SHIFT,
 				    &cap))
 		h->capacity = cap;
+	if (h->capacity) {
+		/*
+		 * A check running meanwhile on another manager of the region
+		 * sees the new count only with the capacity that covers it
+		 * (it may miss the manager: an event comes late, never false).
+		 */
+		hdev->tmans[region][hdev->ntmans[region]] = man;
+		WRITE_ONCE(hdev->tcap[region], hdev->tcap[region] + h->capacity);
+		/* pairs with gpumem_threshold_check()'s acquire */
+		smp_store_release(&hdev->ntmans[region],
+				  hdev->ntmans[region] + 1);
+	}
 	list_add_tail_rcu(&h->node, &gpumem_man_hooks);
 	/* release: the wrapper finds h on the list before it can be called */
 	smp_store_release(&man->func, &h->funcs);

@@ -131,20 +131,15 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 	return pu;
 }
 
-/**
- * gpumem_proc_usage_put() - drop a reference from gpumem_proc_usage_get()
- * @pu: the counters (may be NULL)
- *
- * Context: any context that may take a spinlock.
+/*
+ * Drop a reference of @pu and gpumem_pu_lock, which the caller holds; frees
+ * @pu when it was the last.
  */
-void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
+static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
+	__releases(&gpumem_pu_lock)
 {
-	bool last;
+	bool last = !--pu->refs;
 
-	if (!pu)
-		return;
-	spin_lock(&gpumem_pu_lock);
-	last = !--pu->refs;
 	if (last) {
 		WARN_ON_ONCE(pu->bos);
 		hash_del(&pu->hnode);
@@ -155,6 +150,20 @@ void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
 		put_pid(pu->pid);
 		kfree(pu);
 	}
+}
+
+/**
+ * gpumem_proc_usage_put() - drop a reference from gpumem_proc_usage_get()
+ * @pu: the counters (may be NULL)
+ *
+ * Context: any context that may take a spinlock.
+ */
+void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
+{
+	if (!pu)
+		return;
+	spin_lock(&gpumem_pu_lock);
+	gpumem_pu_put_locked(pu);
 }
 
 /**
@@ -206,8 +215,89 @@ void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
 		pu->bos--;
 	}
 	gpumem_leak_note(&pu->leak[region], pu->bytes[region]);
+	gpumem_pu_put_locked(pu);	/* one lock round for both */
+}
+
+/*
+ * Whether @filter (NULL: everything) wants the counters @pu. Cheap enough
+ * for every node under gpumem_pu_lock: a filtered copy costs a comparison
+ * per counter and the copy of what it returns. @pu->pid is a thread group
+ * pid: its number is the tgid, also once the process has exited.
+ */
+static bool gpumem_pu_wanted(const struct gpumem_proc_usage *pu,
+			     const struct gpumem_snap_filter *filter)
+{
+	struct task_struct *task;
+	bool ret;
+
+	lockdep_assert_held(&gpumem_pu_lock);
+	if (!pu->bos)
+		return false;
+	if (!filter)
+		return true;
+	if (filter->minor >= 0 && pu->minor != filter->minor)
+		return false;
+	if (filter->has_pid && pid_nr(pu->pid) != filter->pid)
+		return false;
+	if (!filter->cgrp)
+		return true;
+	rcu_read_lock();
+	task = pid_task(pu->pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pu->pid, PIDTYPE_TGID);
+	/* an exited process is in no cgroup */
+	ret = task && cgroup_is_descendant(task_dfl_cgroup(task), filter->cgrp);
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * Copy the non-empty counters @filter (NULL: all) wants, in one step under
+ * the lock; see gpumem_proc_usage_rows().
+ */
+static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
+			  size_t *nrowsp,
+			  const struct gpumem_snap_filter *filter)
+{
+	struct gpumem_proc_usage_row *rows = NULL;
+	struct gpumem_proc_usage *pu;
+	size_t cap = 0, n;
+	int bkt;
+
+	for (;;) {
+		n = 0;
+		spin_lock(&gpumem_pu_lock);
+		if (!filter) {
+			n = gpumem_pu_nodes;
+		} else {
+			hash_for_each(gpumem_pu_hash, bkt, pu, hnode)
+				n += gpumem_pu_wanted(pu, filter);
+		}
+		if (n <= cap)
+			break;
+		spin_unlock(&gpumem_pu_lock);
+		n += filter ? 0 : 16;	/* room for a few more */
+		kvfree(rows);
+		rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		cap = n;
+	}
+	n = 0;
+	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+		if (n == cap || !gpumem_pu_wanted(pu, filter))
+			continue;
+		rows[n].pid = get_pid(pu->pid);
+		memcpy(rows[n].comm, pu->comm, sizeof(rows[n].comm));
+		rows[n].minor = pu->minor;
+		memcpy(rows[n].bytes, pu->bytes, sizeof(rows[n].bytes));
+		rows[n].bos = pu->bos;
+		n++;
+	}
 	spin_unlock(&gpumem_pu_lock);
-	gpumem_proc_usage_put(pu);
+	*rowsp = rows;
+	*nrowsp = n;
+	return 0;
 }
 
 /**
@@ -223,38 +313,7 @@ void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
 int gpumem_proc_usage_rows(struct gpumem_proc_usage_row **rowsp,
 			   size_t *nrowsp)
 {
-	struct gpumem_proc_usage_row *rows = NULL;
-	struct gpumem_proc_usage *pu;
-	size_t cap = 0, n;
-	int bkt;
-
-	for (;;) {
-		spin_lock(&gpumem_pu_lock);
-		if (gpumem_pu_nodes <= cap)
-			break;
-		n = gpumem_pu_nodes + 16;	/* room for a few more */
-		spin_unlock(&gpumem_pu_lock);
-		kvfree(rows);
-		rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
-		if (!rows)
-			return -ENOMEM;
-		cap = n;
-	}
-	n = 0;
-	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
-		if (!pu->bos)
-			continue;
-		rows[n].pid = get_pid(pu->pid);
-		memcpy(rows[n].comm, pu->comm, sizeof(rows[n].comm));
-		rows[n].minor = pu->minor;
-		memcpy(rows[n].bytes, pu->bytes, sizeof(rows[n].bytes));
-		rows[n].bos = pu->bos;
-		n++;
-	}
-	spin_unlock(&gpumem_pu_lock);
-	*rowsp = rows;
-	*nrowsp = n;
-	return 0;
+	return gpumem_pu_rows(rowsp, nrowsp, NULL);
 }
 
 /**
@@ -272,34 +331,6 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 	kvfree(rows);
 }
 
-/* Whether @filter (NULL: everything) wants the counters of @row. */
-static bool gpumem_proc_usage_wanted(const struct gpumem_proc_usage_row *row,
-				     const struct gpumem_snap_filter *filter)
-{
-	struct task_struct *task;
-	bool ret = true;
-
-	if (!filter)
-		return true;
-	if (filter->minor >= 0 && row->minor != filter->minor)
-		return false;
-	if (!filter->has_pid && !filter->cgrp)
-		return true;
-	rcu_read_lock();
-	task = pid_task(row->pid, PIDTYPE_PID);
-	if (!task)
-		task = pid_task(row->pid, PIDTYPE_TGID);
-	if (filter->has_pid)
-		ret = (task ? task_tgid_nr(task) : pid_nr(row->pid)) ==
-		      filter->pid;
-	/* an exited process is in no cgroup */
-	if (ret && filter->cgrp)
-		ret = task && cgroup_is_descendant(task_dfl_cgroup(task),
-						   filter->cgrp);
-	rcu_read_unlock();
-	return ret;
-}
-
 /**
  * gpumem_proc_usage_fill() - the process rows of a charged snapshot
  * @snap: a GPUMEM_SNAP_CHARGED snapshot with its device rows
@@ -308,7 +339,7 @@ static bool gpumem_proc_usage_wanted(const struct gpumem_proc_usage_row *row,
  *
  * Copies the counters kept at allocation time into @snap's process rows;
  * no walk. Counters of a device gone since are left out, and so are those
- * @filter does not want, before their process is resolved.
+ * @filter does not want, before they are copied.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
@@ -322,12 +353,10 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 	pid_t tgid;
 	int ret, r, dev;
 
-	ret = gpumem_proc_usage_rows(&rows, &nrows);
+	ret = gpumem_pu_rows(&rows, &nrows, filter);
 	if (ret)
 		return ret;
 	for (i = 0; i < nrows && !ret; i++) {
-		if (!gpumem_proc_usage_wanted(&rows[i], filter))
-			continue;
 		dev = gpumem_snapshot_dev_index(snap, rows[i].minor);
 		if (dev < 0)
 			continue;	/* device gone since it was charged */

@@ -4,8 +4,15 @@
 #   fdinfo  an nvtop-style /proc/*/fdinfo scan (userspace),
 #   dump    one proc-get netlink dump on an open socket, in the charged view
 #           (allocation-time counters) and in the held view (a walk),
-#   cmd     `gpumemctl ps --json` (process start included, charged view).
-# Prints the ratios fdinfo/dump and fdinfo/cmd. Run from the host with
+#   cmd     `gpumemctl ps --json` (process start included, charged view),
+#   start   `gpumemctl --version`: the same binary's start and exit alone,
+#           what no change to the request can save,
+#   cmd1    `gpumemctl ps --json --pid 1`: start, connection, family
+#           resolution and a dump of no rows (cmd - cmd1: the rows' cost
+#           in the dump and in gpumemctl's sorting and printing).
+# Prints the ratios fdinfo/dump and fdinfo/cmd, and where a charged dump's
+# time goes: the fixed cost (the dump filtered to pid 1, no rows) and the
+# cost per row. Run from the host with
 # scripts/bench-query (which gives qxl enough VRAM for 100,000 4 KiB BOs).
 # Env: GM_BENCH_PROCS (200), GM_BENCH_REPEAT (11).
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +45,13 @@ run() {
 	done
 	out=$("$GM_BIN/bench-scan" -n -r "$repeat" -x "$GM_BIN/gpumemctl ps --json") ||
 		{ echo "bench-query: bench-scan failed"; exit 1; }
+	start=$("$GM_BIN/bench-scan" -r "$repeat" -x "$GM_BIN/gpumemctl --version") ||
+		{ echo "bench-query: bench-scan (start) failed"; exit 1; }
+	one=$("$GM_BIN/bench-scan" -r "$repeat" -x "$GM_BIN/gpumemctl ps --json --pid 1") ||
+		{ echo "bench-query: bench-scan (pid 1) failed"; exit 1; }
+	out="$out
+$(echo "$start" | sed -n 's/^cmd /start /p')
+$(echo "$one" | sed -n 's/^cmd /cmd1 /p')"
 	echo "$out" | sed 's/^/# /'
 	echo "$out" | awk -v procs="$procs" -v bos="$bos" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1 "." kv[1]] = kv[2] } }
@@ -53,6 +67,11 @@ run() {
 				procs, bos, v["fdinfo.median_ns"] / v["charged.median_ns"],
 				v["fdinfo.median_ns"] / v["held.median_ns"], v["fdinfo.median_ns"] / v["cmd.median_ns"],
 				100 * v["charged1.median_ns"] / v["charged.median_ns"]
+			printf "bench-query: %d x %d: charged dump = fixed %.3f ms + %.1f us per row; gpumemctl ps = start %.2f ms (gpumemctl --version) + connection and an empty dump %.2f ms (ps --pid 1) + %d rows %.2f ms\n",
+				procs, bos, v["charged1.median_ns"] / 1e6,
+				(v["charged.median_ns"] - v["charged1.median_ns"]) / v["charged.rows"] / 1e3,
+				v["start.median_ns"] / 1e6, (v["cmd1.median_ns"] - v["start.median_ns"]) / 1e6,
+				v["charged.rows"], (v["cmd.median_ns"] - v["cmd1.median_ns"]) / 1e6
 		}'
 	kill $(cat "$GM_TMP/qpids") 2>/dev/null
 	for p in $(cat "$GM_TMP/qpids"); do reap "$p" 10; done
