@@ -59,8 +59,10 @@
 #include <linux/xarray.h>
 #include <drm/drm_gem.h>
 #include "charge.h"
+#include "compat.h"
 #include "fault_inject.h"
 #include "limits.h"
+#include "orphans.h"
 #include "proc_usage.h"
 #include "snapshot.h"
 
@@ -87,16 +89,18 @@
  * @since: jiffies since which no handle or dma-buf reaches @obj
  * @dead: jiffies when gpumem first saw @owner gone (0: not seen), for the
  *	orphans report
+ * @reported: @owner's exit was considered for an orphaned event (or
+ *	happened while those were off): never again
  * @depth: number of entries in @cgids
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
- * Everything but @obj, @owner, @pu and @since is set before the record
- * enters the table and never changes.
+ * Everything but @obj, @owner, @pu, @since, @dead and @reported is set
+ * before the record enters the table and never changes.
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* @obj, @owner, @pu, @since, @dead */
+	spinlock_t lock;	/* @obj, @owner, @pu, @since, @dead, @reported */
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
@@ -109,6 +113,7 @@ struct gpumem_charge {
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	unsigned long dead;
+	bool reported;
 	u32 depth;
 	u64 cgids[];
 };
@@ -177,6 +182,9 @@ static bool gpumem_charge_inherit(struct gpumem_charge *c,
 	spin_lock(&o->lock);
 	/* o's reference on its owner is dropped under this lock */
 	c->owner = o->owner ? get_pid(o->owner) : NULL;
+	/* a new placement of an orphan is no new orphan */
+	c->dead = o->dead;
+	c->reported = o->reported;
 	spin_unlock(&o->lock);
 	if (!c->owner)
 		return false;
@@ -534,26 +542,73 @@ void gpumem_charge_forget_device(int minor)
 }
 
 /*
+ * Mark @c's owner seen gone (@c->dead was 0). Returns true when an orphaned
+ * event may be due: the events are on (@watch) and @c was not considered
+ * yet; a death while they are off is never reported later. Caller holds
+ * @c->lock.
+ */
+static bool gpumem_charge_mark_dead(struct gpumem_charge *c, bool watch)
+{
+	c->dead = jiffies ? jiffies : 1;
+	if (!watch)
+		c->reported = true;
+	return !c->reported;
+}
+
+/*
+ * Whether TTM is deleting @obj: the last reference went while it was busy,
+ * and it waits for its fences (a CPU mapping holds a reference: a mapped
+ * buffer is not deleted). Every record's buffer is the GEM object of a TTM
+ * buffer (hooks.c). Caller holds the record's lock (@obj stays).
+ */
+static bool gpumem_charge_obj_deleted(const struct drm_gem_object *obj)
+{
+	return READ_ONCE(container_of(obj, struct ttm_buffer_object,
+				      base)->deleted);
+}
+
+/* What a sweep found. */
+struct gpumem_sweep {
+	bool watch;	/* orphaned events are on */
+	bool more;	/* look again later */
+	bool kick;	/* an owner was newly seen gone: orphaned events due */
+};
+
+/*
  * The sweep's visit of one record. A charge stays with its cgroups until
  * its resource is freed, whatever becomes of handles, mappings, dma-bufs or
  * the owner (memcg's and dmem's rule: a tenant that mmaps a buffer and
  * closes its handle keeps paying for it). Only the per-process counters
  * (the charged view) let go: of a charge whose process has exited, and of
  * one whose buffer no handle or dma-buf has reached for GPUMEM_ORPHAN_AGE.
+ * It also notes owners newly gone for the orphaned events (orphans.c):
+ * while those are on, counted records no longer in their process's
+ * counters (a buffer only mapped, say) are looked at until their owner
+ * exits.
  */
 static bool gpumem_charge_orphan(struct gpumem_charge *c, void *arg)
 {
 	struct gpumem_proc_usage *pu = NULL;
-	bool *more = arg;
+	struct gpumem_sweep *s = arg;
 
 	spin_lock(&c->lock);
-	if (!c->pu || !c->obj)
-		goto out;	/* not counted for a process, or inert */
-	*more = true;	/* still counted for a process: look again later */
+	if (!c->obj)
+		goto out;	/* inert */
+	if (!c->pu) {
+		/* not counted for a process: only its owner's exit matters */
+		if (!c->counted || !c->owner || c->dead)
+			goto out;
+		if (!pid_has_task(c->owner, PIDTYPE_TGID))
+			s->kick |= gpumem_charge_mark_dead(c, s->watch);
+		else if (s->watch)
+			s->more = true;
+		goto out;
+	}
+	s->more = true;	/* still counted for a process: look again later */
 	if (READ_ONCE(c->obj->handle_count) || READ_ONCE(c->obj->dma_buf))
 		c->since = jiffies;
 	if (gpumem_proc_usage_exited(c->pu) && !c->dead)
-		c->dead = jiffies ? jiffies : 1;
+		s->kick |= gpumem_charge_mark_dead(c, s->watch);
 	if (gpumem_proc_usage_exited(c->pu) ||
 	    !time_before(jiffies, c->since + GPUMEM_ORPHAN_AGE)) {
 		pu = c->pu;
@@ -568,12 +623,14 @@ out:
 
 static void gpumem_charge_sweep_fn(struct work_struct *work)
 {
-	bool more = false;
+	struct gpumem_sweep s = { .watch = gpumem_orphans_events_on() };
 
 	mutex_lock(&gpumem_charges_walk_lock);
-	gpumem_charge_walk(gpumem_charge_orphan, &more);
+	gpumem_charge_walk(gpumem_charge_orphan, &s);
 	mutex_unlock(&gpumem_charges_walk_lock);
-	if (more)
+	if (s.kick)
+		gpumem_orphans_kick();
+	if (s.more)
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
 }
@@ -581,7 +638,10 @@ static void gpumem_charge_sweep_fn(struct work_struct *work)
 /* Filling a gpumem_charge_orphans() array. */
 struct gpumem_orphans_fill {
 	struct gpumem_orphan_rec *recs;
-	size_t cap, nr, want;
+	size_t cap, nr, over;
+	bool claim;	/* only records not reported yet, marked reported */
+	bool watch;	/* orphaned events are on */
+	bool kick;	/* an owner was newly seen gone: orphaned events due */
 };
 
 static bool gpumem_charge_note_orphan(struct gpumem_charge *c, void *arg)
@@ -594,9 +654,14 @@ static bool gpumem_charge_note_orphan(struct gpumem_charge *c, void *arg)
 	spin_lock(&c->lock);
 	if (!c->obj || !c->owner || pid_has_task(c->owner, PIDTYPE_TGID))
 		goto out;	/* inert, finished, or its owner lives */
-	if (!c->dead)
-		c->dead = jiffies ? jiffies : 1;
+	if (!c->dead && gpumem_charge_mark_dead(c, f->watch) && !f->claim)
+		f->kick = true;
+	/* a buffer being freed (TTM's delayed delete) is nobody's orphan */
+	if (f->claim && (c->reported || gpumem_charge_obj_deleted(c->obj)))
+		goto out;
 	if (f->nr < f->cap) {
+		if (f->claim)
+			c->reported = true;
 		r = &f->recs[f->nr++];
 		r->obj = c->obj;
 		r->handles = READ_ONCE(c->obj->handle_count);
@@ -608,8 +673,9 @@ static bool gpumem_charge_note_orphan(struct gpumem_charge *c, void *arg)
 		r->region = c->region;
 		r->dead_ms = jiffies_to_msecs(jiffies - c->dead);
 		memcpy(r->comm, c->comm, sizeof(r->comm));
+	} else {
+		f->over++;
 	}
-	f->want++;
 out:
 	spin_unlock(&c->lock);
 	return false;
@@ -620,6 +686,9 @@ out:
  * @recsp: a kvmalloc'ed array (or NULL), grown as needed; kvfree() it
  * @capp: its capacity
  * @nrp: returns the number of records filled in
+ * @claim: only the orphans not reported yet (for the orphaned events),
+ *	each marked reported as it is filled in; buffers being freed are left
+ *	out
  *
  * A counted placement (VRAM, GTT) is an orphan while its resource lives
  * and its owner (the allocating process) has exited (been reaped); its
@@ -628,34 +697,41 @@ out:
  *
  * Context: may sleep; takes gpumem_charges_walk_lock.
  * Return: 0, -ENOMEM, or -EAGAIN when records kept appearing faster than
- *	the array could grow.
+ *	the array could grow. With @claim, *@nrp is set also on an error: the
+ *	records filled in are claimed; the others are left for a later call.
  */
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
-			  size_t *nrp)
+			  size_t *nrp, bool claim)
 {
-	struct gpumem_orphans_fill f = { .recs = *recsp, .cap = *capp };
+	struct gpumem_orphans_fill f = {
+		.recs = *recsp, .cap = *capp, .claim = claim,
+		.watch = gpumem_orphans_events_on(),
+	};
 	unsigned int tries;
 	int ret = 0;
 
 	for (tries = 0; tries < 4; tries++) {
-		f.nr = 0;
-		f.want = 0;
+		if (!claim)
+			f.nr = 0;	/* claimed records stay: not seen again */
+		f.over = 0;
 		mutex_lock(&gpumem_charges_walk_lock);
 		gpumem_charge_walk(gpumem_charge_note_orphan, &f);
 		mutex_unlock(&gpumem_charges_walk_lock);
-		if (f.want <= f.cap)
+		if (!f.over)
 			break;
 		ret = gpumem_vec_reserve((void **)&f.recs, &f.cap,
-					 f.want + f.want / 4 + 16,
+					 f.nr + f.over + f.over / 4 + 16,
 					 sizeof(*f.recs));
 		if (ret)
 			break;
 	}
-	if (!ret && f.want > f.cap)
+	if (!ret && f.over)
 		ret = -EAGAIN;
+	if (f.kick)
+		gpumem_orphans_kick();
 	*recsp = f.recs;
 	*capp = f.cap;
-	*nrp = ret ? 0 : f.nr;
+	*nrp = ret && !claim ? 0 : f.nr;
 	return ret;
 }
 

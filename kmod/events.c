@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpumem events: quota-exceeded, high-crossed and device-threshold events.
+ * gpumem events: quota-exceeded, high-crossed, device-threshold,
+ * fragmented-denial, leak-suspect and orphaned events.
  *
  * Numbering: every event that somebody listens for takes the next sequence
  * number, also when it is lost (no memory for its message, a full socket):

@@ -28,6 +28,12 @@
  * @rate: leak-suspect: @growth per second
  * @window_ms: leak-suspect: the length of a window
  * @windows: leak-suspect: the windows the floor rose over
+ * @buffers: orphaned: the placements left (@usage: their bytes)
+ * @kinds: orphaned: GPUMEM_ORPHAN_* (orphans.h), what else keeps them
+ * @holders: orphaned: live pids reaching them through a handle
+ * @nr_holders: number of @holders
+ * @lost: the event could not be put together: it takes its number (a gap
+ *	for the listeners) but is not sent
  */
 struct gpumem_quota_event {
 	u32 type;
@@ -47,6 +53,11 @@ struct gpumem_quota_event {
 	u64 rate;
 	u32 window_ms;
 	u32 windows;
+	u32 buffers;
+	u32 kinds;
+	const pid_t *holders;
+	u32 nr_holders;
+	bool lost;
 };
 
 /**
@@ -67,8 +78,8 @@ struct gpumem_ratelimit {
  * struct gpumem_event_sink - where events go
  * @prepare: build the message for an event, outside any lock (may sleep).
  *	Returns the message, NULL when it could not be built (the event is
- *	lost: its number is taken all the same), or ERR_PTR(-ENOENT) when
- *	nobody listens (no number is taken).
+ *	lost: its number is taken all the same; always for an event marked
+ *	@lost), or ERR_PTR(-ENOENT) when nobody listens (no number is taken).
  * @send: deliver a prepared message with its sequence number; called under
  *	a spinlock, in sequence order; must not sleep. A failure loses the
  *	event, whose number is taken.

@@ -17,6 +17,7 @@
  *   events.c    event numbering, rate limiting, the sink (netlink)
  *   proc_usage.c  per-process counters of the same charges
  *   leak.c      leak suspicion: a staircase detector over those counters
+ *   orphans.c   placements whose allocator exited, and orphaned events
  *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
  */
 #include <linux/module.h>
@@ -26,6 +27,7 @@
 #include "hooks.h"
 #include "leak.h"
 #include "netlink.h"
+#include "orphans.h"
 #include "proc_usage.h"
 #include "charge.h"
 #include "limits.h"
@@ -61,6 +63,7 @@ static int __init gpumem_init(void)
 	}
 	gpumem_debugfs_init();
 	gpumem_leak_init();
+	gpumem_orphans_init();
 	return 0;
 
 err_netlink:
@@ -75,6 +78,7 @@ err_lookup:
 
 static void __exit gpumem_exit(void)
 {
+	gpumem_orphans_exit();
 	gpumem_leak_exit();
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();		/* restores every hooked device */

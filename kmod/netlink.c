@@ -1016,6 +1016,21 @@ int gpumem_nl_cgroup_get_dumpit(struct sk_buff *skb,
 	return gpumem_nl_rows_dumpit(skb, cb, GPUMEM_CMD_CGROUP_GET);
 }
 
+/* An orphaned event's placements and who keeps them. */
+static int gpumem_nl_put_orphaned(struct sk_buff *msg,
+				  const struct gpumem_quota_event *ev)
+{
+	u32 i;
+
+	if (nla_put_u32(msg, GPUMEM_A_EVENT_BUFFERS, ev->buffers) ||
+	    nla_put_u32(msg, GPUMEM_A_EVENT_KINDS, ev->kinds))
+		return -EMSGSIZE;
+	for (i = 0; i < ev->nr_holders; i++)
+		if (nla_put_u32(msg, GPUMEM_A_EVENT_HOLDER, ev->holders[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * The events sink (events.c numbers the events and calls us in order).
  * prepare builds the whole message but its sequence number, outside any
@@ -1031,7 +1046,7 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 				GPUMEM_NLGRP_EVENTS))
 		return ERR_PTR(-ENOENT);
 	/* no sleep or reclaim: the caller may be inside a TTM allocation */
-	if (gpumem_fail_event())
+	if (gpumem_fail_event() || ev->lost)
 		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
 	if (!msg)
@@ -1056,6 +1071,10 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 				      GPUMEM_A_EVENT_PAD) ||
 		    nla_put_u32(msg, GPUMEM_A_EVENT_WINDOW_MS, ev->window_ms) ||
 		    nla_put_u32(msg, GPUMEM_A_EVENT_WINDOWS, ev->windows))
+			goto drop;
+	} else if (ev->type == GPUMEM_EVENT_TYPE_ORPHANED) {
+		/* nor is an orphaned one: the placements left instead */
+		if (gpumem_nl_put_orphaned(msg, ev))
 			goto drop;
 	} else if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_REQUESTED,
 				     ev->requested, GPUMEM_A_EVENT_PAD) ||

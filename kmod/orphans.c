@@ -14,16 +14,34 @@
  * Placements are grouped by device, region, cgroup, allocator and holders:
  * one row each. The cost is one pass over the charge records and, only when
  * there are orphans, one walk.
+ *
+ * Orphaned events: when the charge sweep (or a report) first sees the owner
+ * of resident placements gone, it kicks a work item, never under the
+ * records' locks. The work claims the orphans not reported yet (each record
+ * once: charge.c marks it reported under its lock, and a new placement of
+ * the buffer inherits the mark), groups them per allocator, device and
+ * region, and for the groups of at least orphan_event_bytes takes one
+ * report of just those placements (one walk) for their holders; then one
+ * orphaned event per group: pid, comm, cgroup, device, region, bytes,
+ * buffers, holder pids and kinds. A group that could not be put together
+ * (out of memory, a failed walk) still takes its event's number: a gap.
+ * A death while orphan_event_bytes is 0 is never reported.
  */
 #include <linux/bsearch.h>
 #include <linux/limits.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/workqueue.h>
+#include "../uapi/gpumem.h"
 #include "cgroup_lookup.h"
 #include "charge.h"
 #include "classify.h"
+#include "events.h"
 #include "orphans.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -145,8 +163,16 @@ static int gpumem_orphans_row(struct gpumem_orphans *o,
 		sizeof(row->dev));
 	row->region = r->region;
 	row->cgid = r->cgid;
-	if (gpumem_cgroup_path(r->cgid, path, PATH_MAX))
+	/*
+	 * A path costs a round trip to cgroup_lookup's work: the previous
+	 * row's is reused (rows of a device and region come by cgroup).
+	 */
+	if (o->nr_rows > 1 && row[-1].cgid == r->cgid) {
+		if (row[-1].cgroup)
+			row->cgroup = kstrdup(row[-1].cgroup, GFP_KERNEL);
+	} else if (gpumem_cgroup_path(r->cgid, path, PATH_MAX)) {
 		row->cgroup = kstrdup(path, GFP_KERNEL);
+	}
 	row->tgid = r->tgid;
 	memcpy(row->comm, r->comm, sizeof(row->comm));
 	row->kinds = it->kinds;
@@ -238,7 +264,7 @@ struct gpumem_orphans *gpumem_orphans_take(void)
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return ERR_PTR(-ENOMEM);
-	ret = gpumem_charge_orphans(&recs, &cap, &nr);
+	ret = gpumem_charge_orphans(&recs, &cap, &nr, false);
 	if (!ret && nr)
 		ret = gpumem_orphans_build(o, recs, nr);
 	kvfree(recs);
@@ -359,3 +385,329 @@ const struct file_operations gpumem_orphans_fops = {
 	.llseek = seq_lseek,
 	.release = gpumem_orphans_release,
 };
+
+/* -- orphaned events -- */
+
+/* The largest orphan_event_bytes (but 0: off). */
+#define GPUMEM_ORPHAN_EVENT_MAX		BIT_ULL(40)
+/* Holder pids one orphaned event names at most (the lowest). */
+#define GPUMEM_ORPHAN_EVENT_HOLDERS	128
+/* Orphans a claim could not take (no memory) are tried again this late. */
+#define GPUMEM_ORPHAN_EVENT_RETRY	HZ
+
+static unsigned long long orphan_event_bytes = SZ_1M;
+
+static void gpumem_orphans_event_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gpumem_orphans_event_work,
+			    gpumem_orphans_event_fn);
+static DEFINE_MUTEX(gpumem_orphans_event_mutex);	/* ..._running */
+static bool gpumem_orphans_running;	/* between init and exit */
+static struct gpumem_ratelimit gpumem_orphans_rl;	/* the work only */
+
+static int gpumem_param_set_event_bytes(const char *val,
+					const struct kernel_param *kp)
+{
+	unsigned long long bytes;
+	int ret;
+
+	ret = kstrtoull(val, 0, &bytes);
+	if (ret)
+		return ret;
+	if (bytes > GPUMEM_ORPHAN_EVENT_MAX) {
+		pr_warn("gpumem: orphan_event_bytes: %llu is neither 0 (off) nor 1..%llu\n",
+			bytes, GPUMEM_ORPHAN_EVENT_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned long long *)kp->arg, bytes);
+	return 0;
+}
+
+static const struct kernel_param_ops gpumem_event_bytes_ops = {
+	.set = gpumem_param_set_event_bytes,
+	.get = param_get_ullong,
+};
+
+module_param_cb(orphan_event_bytes, &gpumem_event_bytes_ops,
+		&orphan_event_bytes, 0644);
+MODULE_PARM_DESC(orphan_event_bytes, "an orphaned event when an exited process leaves at least this many bytes on a device and region (0: off, 1..1099511627776, default 1048576)");
+
+/**
+ * gpumem_orphans_events_on() - are orphaned events on?
+ *
+ * Return: true unless orphan_event_bytes is 0.
+ */
+bool gpumem_orphans_events_on(void)
+{
+	return READ_ONCE(orphan_event_bytes) != 0;
+}
+
+/* Queue the work @delay from now, unless the module is going. */
+static void gpumem_orphans_queue(unsigned long delay)
+{
+	mutex_lock(&gpumem_orphans_event_mutex);
+	if (gpumem_orphans_running && gpumem_orphans_events_on())
+		queue_delayed_work(system_wq, &gpumem_orphans_event_work,
+				   delay);
+	mutex_unlock(&gpumem_orphans_event_mutex);
+}
+
+/**
+ * gpumem_orphans_kick() - an owner of resident placements was seen gone
+ *
+ * Queues the orphaned events' work (once, however often it is kicked
+ * before it runs).
+ *
+ * Context: process context, may sleep; never under a charge record's lock.
+ */
+void gpumem_orphans_kick(void)
+{
+	gpumem_orphans_queue(0);
+}
+
+/* One orphaned event: an allocator's placements on a device and region. */
+struct gpumem_orphan_group {
+	pid_t tgid;
+	int minor;
+	u8 region;
+	u32 kinds;
+	u32 buffers;
+	u64 bytes;
+	u64 cgid;
+	size_t first_holder, nr_holders;
+	char comm[TASK_COMM_LEN];
+};
+
+static int gpumem_cmp_owner(pid_t ta, int ma, u8 ra, pid_t tb, int mb, u8 rb)
+{
+	int c = gpumem_cmp_u64(ta, tb);
+
+	if (!c)
+		c = gpumem_cmp_u64(ma, mb);
+	if (!c)
+		c = gpumem_cmp_u64(ra, rb);
+	return c;
+}
+
+static int gpumem_cmp_rec_owner(const void *a, const void *b)
+{
+	const struct gpumem_orphan_rec *x = a, *y = b;
+
+	return gpumem_cmp_owner(x->tgid, x->minor, x->region,
+				y->tgid, y->minor, y->region);
+}
+
+static int gpumem_cmp_group(const void *a, const void *b)
+{
+	const struct gpumem_orphan_group *x = a, *y = b;
+
+	return gpumem_cmp_owner(x->tgid, x->minor, x->region,
+				y->tgid, y->minor, y->region);
+}
+
+/* A holder pid of a group (an index in the groups). */
+struct gpumem_orphan_holder {
+	size_t group;
+	pid_t pid;
+};
+
+static int gpumem_cmp_holder(const void *a, const void *b)
+{
+	const struct gpumem_orphan_holder *x = a, *y = b;
+	int c = gpumem_cmp_u64(x->group, y->group);
+
+	return c ? c : gpumem_cmp_u64(x->pid, y->pid);
+}
+
+/**
+ * gpumem_orphans_group() - group claimed orphans into orphaned events
+ * @recs: the records; sorted here, and those of the groups returned moved
+ *	to the front
+ * @nr: number of @recs
+ * @min_bytes: the smallest group kept
+ * @groups: room for @nr groups, filled in (no holders yet)
+ * @nr_recs: returns the number of records of the groups kept
+ *
+ * Return: the number of groups (per allocator, device and region) with at
+ *	least @min_bytes, in that order.
+ */
+static size_t gpumem_orphans_group(struct gpumem_orphan_rec *recs, size_t nr,
+				   u64 min_bytes,
+				   struct gpumem_orphan_group *groups,
+				   size_t *nr_recs)
+{
+	size_t i, j, ng = 0, nq = 0;
+
+	sort(recs, nr, sizeof(*recs), gpumem_cmp_rec_owner, NULL);
+	for (i = 0; i < nr; i = j) {
+		struct gpumem_orphan_group *g = &groups[ng];
+
+		memset(g, 0, sizeof(*g));
+		g->tgid = recs[i].tgid;
+		g->minor = recs[i].minor;
+		g->region = recs[i].region;
+		g->cgid = recs[i].cgid;
+		memcpy(g->comm, recs[i].comm, sizeof(g->comm));
+		for (j = i; j < nr && !gpumem_cmp_rec_owner(&recs[i], &recs[j]);
+		     j++) {
+			g->bytes += recs[j].bytes;
+			g->buffers++;
+		}
+		if (g->bytes < min_bytes)
+			continue;
+		memmove(&recs[nq], &recs[i], (j - i) * sizeof(*recs));
+		nq += j - i;
+		ng++;
+	}
+	*nr_recs = nq;
+	return ng;
+}
+
+/*
+ * The holders and kinds of @groups from report @o (of their records only):
+ * each group's holder pids, sorted and once each, in *@pidsp (kvfree() it).
+ */
+static int gpumem_orphans_holders(const struct gpumem_orphans *o,
+				  struct gpumem_orphan_group *groups,
+				  size_t ng, pid_t **pidsp)
+{
+	struct gpumem_orphan_holder *h;
+	size_t i, k, nh = 0, np = 0;
+	pid_t *pids;
+
+	h = kvmalloc_array(o->nr_pids ? o->nr_pids : 1, sizeof(*h),
+			   GFP_KERNEL);
+	pids = kvmalloc_array(o->nr_pids ? o->nr_pids : 1, sizeof(*pids),
+			      GFP_KERNEL);
+	if (!h || !pids) {
+		kvfree(h);
+		kvfree(pids);
+		return -ENOMEM;
+	}
+	for (i = 0; i < o->nr_rows; i++) {
+		const struct gpumem_orphan_row *row = &o->rows[i];
+		struct gpumem_orphan_group key = {
+			.tgid = row->tgid, .minor = row->minor,
+			.region = row->region,
+		}, *g;
+
+		g = bsearch(&key, groups, ng, sizeof(*groups),
+			    gpumem_cmp_group);
+		if (WARN_ON_ONCE(!g))
+			continue;
+		g->kinds |= row->kinds;
+		for (k = 0; k < row->nr_holders; k++) {
+			h[nh].group = g - groups;
+			h[nh++].pid = o->pids[row->first_holder + k];
+		}
+	}
+	sort(h, nh, sizeof(*h), gpumem_cmp_holder, NULL);
+	for (i = 0; i < nh; i++) {
+		struct gpumem_orphan_group *g = &groups[h[i].group];
+
+		if (i && !gpumem_cmp_holder(&h[i - 1], &h[i]))
+			continue;
+		if (!g->nr_holders)
+			g->first_holder = np;
+		g->nr_holders++;
+		pids[np++] = h[i].pid;
+	}
+	kvfree(h);
+	*pidsp = pids;
+	return 0;
+}
+
+/* Raise the orphaned event of @g (@pids: the holders, NULL: lost). */
+static void gpumem_orphans_emit(const struct gpumem_orphan_group *g,
+				const pid_t *pids)
+{
+	struct gpumem_quota_event ev = {
+		.type = GPUMEM_EVENT_TYPE_ORPHANED,
+		.cgid = g->cgid,
+		.pid = g->tgid,
+		.minor = g->minor,
+		.region = g->region,
+		.usage = g->bytes,
+		.buffers = g->buffers,
+		.kinds = g->kinds,
+		.lost = !pids,
+	};
+
+	memcpy(ev.comm, g->comm, sizeof(ev.comm));
+	if (pids) {
+		ev.holders = pids + g->first_holder;
+		ev.nr_holders = min_t(size_t, g->nr_holders,
+				      GPUMEM_ORPHAN_EVENT_HOLDERS);
+	}
+	if (gpumem_ratelimit_allow(&gpumem_orphans_rl, &ev.suppressed))
+		gpumem_event_emit(&ev);
+}
+
+static void gpumem_orphans_event_fn(struct work_struct *work)
+{
+	u64 min_bytes = READ_ONCE(orphan_event_bytes);
+	struct gpumem_orphan_group *groups = NULL;
+	struct gpumem_orphan_rec *recs = NULL;
+	struct gpumem_orphans *o = NULL;
+	size_t cap = 0, nr = 0, nq, ng, i;
+	pid_t *pids = NULL;
+	int ret;
+
+	ret = gpumem_charge_orphans(&recs, &cap, &nr, true);
+	if (ret)	/* those not claimed: later */
+		gpumem_orphans_queue(GPUMEM_ORPHAN_EVENT_RETRY);
+	if (!nr || !min_bytes)
+		goto out;
+	groups = kvmalloc_array(nr, sizeof(*groups), GFP_KERNEL);
+	if (!groups) {
+		/* not even the groups: one number taken for them all */
+		struct gpumem_orphan_group g = {
+			.tgid = recs[0].tgid, .minor = recs[0].minor,
+			.region = recs[0].region, .cgid = recs[0].cgid,
+		};
+
+		gpumem_orphans_emit(&g, NULL);
+		goto out;
+	}
+	ng = gpumem_orphans_group(recs, nr, min_bytes, groups, &nq);
+	if (!ng)
+		goto out;	/* nothing big enough: no walk */
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o || gpumem_orphans_build(o, recs, nq) ||
+	    gpumem_orphans_holders(o, groups, ng, &pids))
+		pids = NULL;	/* each event lost: a gap */
+	for (i = 0; i < ng; i++)
+		gpumem_orphans_emit(&groups[i], pids);
+out:
+	kvfree(pids);
+	gpumem_orphans_free(o);
+	kvfree(groups);
+	kvfree(recs);
+}
+
+/**
+ * gpumem_orphans_init() - start the orphaned events
+ *
+ * Context: module init, once events can be sent.
+ */
+void gpumem_orphans_init(void)
+{
+	gpumem_ratelimit_init(&gpumem_orphans_rl);
+	mutex_lock(&gpumem_orphans_event_mutex);
+	gpumem_orphans_running = true;
+	mutex_unlock(&gpumem_orphans_event_mutex);
+}
+
+/**
+ * gpumem_orphans_exit() - stop the orphaned events (a pending work is
+ *	cancelled, a running one waited for)
+ *
+ * Context: module exit, before the charge records, the walker and the event
+ *	sink go.
+ */
+void gpumem_orphans_exit(void)
+{
+	mutex_lock(&gpumem_orphans_event_mutex);
+	gpumem_orphans_running = false;
+	mutex_unlock(&gpumem_orphans_event_mutex);
+	cancel_delayed_work_sync(&gpumem_orphans_event_work);
+}

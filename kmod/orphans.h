@@ -65,6 +65,10 @@ struct gpumem_orphans {
 };
 
 struct gpumem_orphans *gpumem_orphans_take(void);
+bool gpumem_orphans_events_on(void);
+void gpumem_orphans_kick(void);
+void gpumem_orphans_init(void);
+void gpumem_orphans_exit(void);
 void gpumem_orphans_free(struct gpumem_orphans *o);
 void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
 				const struct gpumem_orphan_row *row,

@@ -75,6 +75,12 @@ enum gpumem_proc_view {
  *   charged now, growth how much the lowest point rose over those windows,
  *   rate that per second; one event per rise (module parameters
  *   leak_window_ms, leak_windows, leak_slack)
+ * @GPUMEM_EVENT_TYPE_ORPHANED: a process (pid, comm) exited leaving at least
+ *   orphan_event_bytes (module parameter) resident on a device and region,
+ *   kept by others: usage is those bytes, buffers the placements, holder the
+ *   live pids reaching them through a handle, kinds what else keeps them;
+ *   cgroup-id the cgroup still charged (the allocator's). One event per
+ *   process, device and region, a few seconds after the exit
  */
 enum gpumem_event_type {
 	GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
@@ -82,6 +88,7 @@ enum gpumem_event_type {
 	GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
 	GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
 	GPUMEM_EVENT_TYPE_LEAK_SUSPECT,
+	GPUMEM_EVENT_TYPE_ORPHANED,
 };
 
 /**
@@ -220,6 +227,9 @@ enum {
 	GPUMEM_A_EVENT_RATE,
 	GPUMEM_A_EVENT_WINDOW_MS,
 	GPUMEM_A_EVENT_WINDOWS,
+	GPUMEM_A_EVENT_BUFFERS,
+	GPUMEM_A_EVENT_HOLDER,
+	GPUMEM_A_EVENT_KINDS,
 
 	__GPUMEM_A_EVENT_MAX,
 	GPUMEM_A_EVENT_MAX = (__GPUMEM_A_EVENT_MAX - 1)

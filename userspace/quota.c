@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netlink/attr.h>
+
 #include "../uapi/gpumem.h"
 #include "fields.h"
 
@@ -198,12 +200,78 @@ static const char *type_label(const struct gm_event *e, char *buf)
 	return buf;
 }
 
-/* An event as received: the fields below read it through e (GM_VIA). */
+/*
+ * An event as received: the fields below read it through e (GM_VIA). An
+ * orphaned event's holder pids (a multi-attr) and their text with the
+ * kinds are taken out of it once (event_view_init).
+ */
 struct event_view {
 	const struct gm_event *e;
 	const struct timespec *when;
 	uint64_t missed;
+	uint32_t *holders;
+	size_t nholders;
+	char *held;	/* "812,815,dma-buf"; NULL: not an orphaned event */
 };
+
+static const char *const orphan_kinds[] = { "kernel", "dma-buf", "mapping", "busy" };
+
+/* pids, then the kinds' names, comma-separated into buf ("-" for none) */
+static void held_text(char *buf, size_t len, const uint32_t *pids, size_t n, uint64_t kinds)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", pids[i]);
+	for (i = 0; i < sizeof(orphan_kinds) / sizeof(*orphan_kinds) && o < len; i++)
+		if (kinds & (1u << i))
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
+					      orphan_kinds[i]);
+	if (!o)
+		snprintf(buf, len, "-");
+}
+
+static void event_view_init(struct event_view *ev)
+{
+	const struct gm_raw *r = &ev->e->raw;
+	const struct nlattr *pos;
+	uint64_t kinds;
+	size_t len;
+	int rem;
+
+	if (!gm_raw_uint(r, GPUMEM_A_EVENT_KINDS, &kinds))
+		return;		/* not an orphaned event */
+	if (r->data) {
+		nla_for_each_attr(pos, (struct nlattr *)r->data, r->len, rem)
+			if (nla_type(pos) == GPUMEM_A_EVENT_HOLDER)
+				ev->nholders++;
+	}
+	ev->holders = calloc(ev->nholders ? ev->nholders : 1, sizeof(*ev->holders));
+	len = ev->nholders * 11 + 64;
+	ev->held = malloc(len);
+	if (!ev->holders || !ev->held) {
+		free(ev->holders);
+		free(ev->held);
+		ev->holders = NULL;
+		ev->held = NULL;
+		ev->nholders = 0;
+		return;
+	}
+	ev->nholders = 0;
+	if (r->data) {
+		nla_for_each_attr(pos, (struct nlattr *)r->data, r->len, rem)
+			if (nla_type(pos) == GPUMEM_A_EVENT_HOLDER && nla_len(pos) == 4)
+				ev->holders[ev->nholders++] = nla_get_u32(pos);
+	}
+	held_text(ev->held, len, ev->holders, ev->nholders, kinds);
+}
+
+static void event_view_free(struct event_view *ev)
+{
+	free(ev->holders);
+	free(ev->held);
+}
 
 #define EV GM_VIA(struct event_view, e)
 
@@ -252,6 +320,8 @@ static void ev_num(const struct gm_field *f, const void *obj, struct gm_val *v, 
 	v->u = val[f->arg];
 	if (f->arg == E_LIMIT)
 		v->word = limit_kind(e);
+	if (f->arg == E_USAGE)	/* an orphaned event: the bytes left */
+		v->word = e->has_type && e->type == GPUMEM_EVENT_TYPE_ORPHANED ? "resident" : "usage";
 }
 
 /* text: "event" when the type was not sent */
@@ -351,6 +421,35 @@ static void ev_windows(const struct gm_field *f, const void *obj, struct gm_val 
 	v->s = buf;
 }
 
+/* orphaned: the holder pids (JSON), with the kinds (text: "812,dma-buf") */
+static void ev_holders(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct event_view *ev = obj;
+
+	(void)f;
+	(void)buf;
+	if (!ev->held)
+		return;
+	v->kind = GM_V_U32S;
+	v->list = ev->holders;
+	v->nlist = ev->nholders;
+	v->text = ev->held;
+}
+
+/* orphaned: the kinds' names, comma-separated ("-" for none) */
+static void ev_kinds(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct event_view *ev = obj;
+	uint64_t kinds;
+
+	(void)f;
+	if (!gm_raw_uint(&ev->e->raw, GPUMEM_A_EVENT_KINDS, &kinds))
+		return;
+	held_text(buf, GM_FIELD_BUF, NULL, 0, kinds);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
 /*
  * text: "denied"/"allowed" and the mode in parentheses for quota-exceeded
  * and high-crossed events (for others only when denied), else the mode
@@ -396,7 +495,8 @@ static const struct gm_field event_fields[] = {
 	{ .key = "region", .fmt = " %s", EV, .get = ev_region },
 	{ .key = "requested", .fmt = "requested %s", .clause = 1, EV, .get = ev_num,
 	  .arg = E_REQUESTED },
-	{ .key = "usage", .fmt = "usage %s", .clause = 1, EV, .get = ev_num, .arg = E_USAGE },
+	/* usage; an orphaned event's bytes left: "resident" */
+	{ .key = "usage", .fmt = "%2$s %1$s", .clause = 1, EV, .get = ev_num, .arg = E_USAGE },
 	/* max, high or threshold: the word is the event type's */
 	{ .key = "limit", .fmt = "%2$s %1$s", .clause = 1, EV, .get = ev_num, .arg = E_LIMIT },
 	/* leak-suspect: the floor's growth, its rate and the windows */
@@ -409,6 +509,12 @@ static const struct gm_field event_fields[] = {
 	{ .key = "window_ms", .flags = GM_F_OMIT, EV,
 	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_WINDOW_MS), .get = gm_get_attr_u64 },
 	{ .fmt = "%s", .clause = 2, EV, .get = ev_windows },
+	/* orphaned: the placements left and who keeps them */
+	{ .key = "buffers", .fmt = "buffers %s", .clause = 1, .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_BUFFERS), .get = gm_get_attr_u64 },
+	{ .key = "holders", .fmt = "held by %s", .clause = 2, .flags = GM_F_OMIT,
+	  .get = ev_holders },
+	{ .key = "kinds", .flags = GM_F_OMIT, .get = ev_kinds },
 	{ .key = "mode", EV, .get = ev_mode },
 	{ .key = "denied", EV, .get = ev_denied },
 	{ .fmt = "%s", .clause = 2, EV, .get = ev_verdict },
@@ -426,22 +532,26 @@ static struct gm_fields event_fieldset(bool exact)
 
 void gm_event_line(FILE *f, const struct gm_event *e, const struct timespec *when, bool exact)
 {
-	struct event_view ev = { e, when, 0 };
+	struct event_view ev = { e, when, 0, NULL, 0, NULL };
 	struct gm_fields fs = event_fieldset(exact);
 
+	event_view_init(&ev);
 	gm_fields_line(f, &fs, &ev);
+	event_view_free(&ev);
 }
 
 void gm_event_json(FILE *f, const struct gm_event *e, const struct timespec *when,
 		   uint64_t missed)
 {
-	struct event_view ev = { e, when, missed };
+	struct event_view ev = { e, when, missed, NULL, 0, NULL };
 	struct gm_fields fs = event_fieldset(true);
 	struct jw w;
 
+	event_view_init(&ev);
 	jw_init(&w, f);
 	gm_fields_json(&w, &fs, &ev);
 	jw_finish(&w);
+	event_view_free(&ev);
 }
 
 void gm_missed_line(FILE *f, const struct timespec *when, uint64_t missed, uint64_t first)

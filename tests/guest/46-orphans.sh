@@ -7,13 +7,20 @@
 # (its pid, and "dma-buf"); a fork child that only maps them, every handle
 # closed ("mapping"). Exact bytes, buffer counts, pids, cgroups; each row
 # goes when its last holder exits. netlink `orphan-get` (through the
-# kernel's YNL CLI) and `gpumemctl orphans --json` say the same as debugfs. Needs qxl (charges are made by the TTM
+# kernel's YNL CLI) and `gpumemctl orphans --json` say the same as debugfs.
+# Orphaned events (`gpumemctl watch --json --type orphaned`, with
+# orphan_event_bytes set to 2 MiB, the fork child's 2 x 1 MiB exactly): one
+# per allocator, with the bytes, buffers and holders the report shows; none
+# for an allocator that exits alone (2 x 1280 KiB, freed) nor for one leaving
+# 2 x 1020 KiB (below the threshold) to a fork child; invalid values of the
+# parameter are refused. Needs qxl (charges are made by the TTM
 # hooks). Usage: run by the guest runner (tests/guest/lib.sh).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+. "$(dirname "$0")/quota-lib.sh"	# ev_check, out_total
 
-CASES="orphans-none-while-alive orphans-fork-child orphans-dmabuf-importer orphans-mapping-only orphans-netlink
-orphans-ctl orphans-gone"
+CASES="orphans-event-param orphans-none-while-alive orphans-fork-child orphans-dmabuf-importer
+orphans-event-none orphans-mapping-only orphans-netlink orphans-ctl orphans-events orphans-gone"
 card=$(card_of qxl)
 A=$GM_CGROOT/gm-orphans-a
 B=$GM_CGROOT/gm-orphans-b
@@ -24,6 +31,27 @@ if [ -z "$card" ] || [ ! -r "$GM_DEBUGFS/orphans" ] || ! mkcgroup "$A" || ! mkcg
 	finish
 fi
 acg=$(stat -c %i "$A")
+CTL=${GM_CTL:-$GM_BIN/gpumemctl}
+EVB=2097152	# orphan_event_bytes: the fork child's 2 x 1 MiB exactly
+
+tc_begin orphans-event-param
+if [ ! -w "$GM_PARAMS/orphan_event_bytes" ]; then
+	tc_fail "no $GM_PARAMS/orphan_event_bytes (gpumem without orphaned events)"
+else
+	evb0=$(cat "$GM_PARAMS/orphan_event_bytes")
+	tc_eq "orphan_event_bytes default" "$evb0" 1048576
+	param_refuses orphan_event_bytes -1 abc 1.5 1M 1099511627777 18446744073709551616
+	param_accepts orphan_event_bytes 0 1 1099511627776 "$EVB"
+	trap 'echo "$evb0" >"$GM_PARAMS/orphan_event_bytes"; _gm_cleanup' EXIT
+fi
+tc_end
+# the orphaned events, from before the first allocator exits
+"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" &
+ow_pid=$!
+GM_PIDS="$GM_PIDS $ow_pid"
+# ev_of PID: the orphaned events of allocator PID (JSON lines).
+ev_of() { grep "\"pid\":$1," "$GM_TMP/ow.out"; }
+has_ev() { [ -n "$(ev_of "$1")" ]; }
 
 # orph PID COLUMN: COLUMN of the orphans rows of allocator PID (one a line).
 orph() { snap orphans; tbl_get "$GM_TMP/orphans" "$2" pid="$1"; }
@@ -47,15 +75,19 @@ orph_check() {
 if ! spawn_in_cgroup "$A" f forkhold -d qxl -n 2 -s 1M -c gm-orph-fork ||
 	! spawn_in_cgroup "$A" x export -d qxl -n 1 -s 2M -S "$GM_TMP/sock" -c gm-orph-exp ||
 	! spawn_in_cgroup "$B" y import -d qxl -S "$GM_TMP/sock" -c gm-orph-imp ||
-	! spawn_in_cgroup "$A" m mapfork -d qxl -n 3 -s 1M -c gm-orph-map; then
+	! spawn_in_cgroup "$A" m mapfork -d qxl -n 3 -s 1M -c gm-orph-map ||
+	! spawn_in_cgroup "$A" s alloc -d qxl -n 2 -s 1280K -c gm-orph-alone ||
+	! spawn_in_cgroup "$A" b forkhold -d qxl -n 2 -s 1020K -c gm-orph-below; then
 	for t in $CASES; do
-		fail "$t" "helpers failed: $(helper_why f) $(helper_why x) $(helper_why y) $(helper_why m)"
+		fail "$t" "helpers failed: $(helper_why f) $(helper_why x) $(helper_why y) $(helper_why m)" \
+			"$(helper_why s) $(helper_why b)"
 	done
 	finish
 fi
 fkid=$(out_val f CHILD pid)
 mkid=$(out_val m CHILD pid)
-GM_PIDS="$GM_PIDS $fkid $mkid"
+bkid=$(out_val b CHILD pid)
+GM_PIDS="$GM_PIDS $fkid $mkid $bkid"
 log "fork $f_pid -> $fkid, export $x_pid -> import $y_pid, mapfork $m_pid -> $mkid"
 
 tc_begin orphans-none-while-alive
@@ -69,6 +101,8 @@ tc_end
 
 tc_begin orphans-fork-child
 stop f
+# the charge sweep notices the exit (every 2 s): no read of orphans before
+wait_until 10 has_ev "$f_pid" || tc_fail "no orphaned event for $f_pid 10 s after its exit"
 wait_until 5 has_orph "$f_pid" || tc_fail "no orphans row for $f_pid 5 s after its exit"
 orph_check "$f_pid" device="$card" region=vram bytes=2097152 buffers=2 cgroup_id="$acg" \
 	cgroup=/gm-orphans-a comm=gm-orph-fork holders="$fkid"
@@ -81,8 +115,24 @@ orph_check "$x_pid" device="$card" region=vram bytes=2097152 buffers=1 cgroup_id
 	cgroup=/gm-orphans-a comm=gm-orph-exp holders="$y_pid,dma-buf"
 tc_end
 
+# Exits that raise no event: alone (buffers freed), below the threshold.
+# Both before the mapping-only allocator's exit, whose event (checked in
+# orphans-events) comes from a later pass of the work than their deaths.
+tc_begin orphans-event-none
+tc_eq "alone: buffers" "$(out_total s bytes)" 2621440
+stop s
+stop b
+wait_until 5 has_orph "$b_pid" || tc_fail "no orphans row for $b_pid 5 s after its exit"
+orph_check "$b_pid" device="$card" region=vram bytes=2088960 buffers=2 cgroup_id="$acg" \
+	cgroup=/gm-orphans-a comm=gm-orph-below holders="$bkid"
+# (TTM may free a busy buffer a moment later)
+wait_until 5 no_orph "$s_pid" || tc_fail "orphans rows of $s_pid (exited alone): $(orph_rows "$s_pid")"
+tc_end
+
 tc_begin orphans-mapping-only
 stop m
+# the sweep again, for placements no longer in the process's counters
+wait_until 10 has_ev "$m_pid" || tc_fail "no orphaned event for $m_pid 10 s after its exit"
 wait_until 5 has_orph "$m_pid" || tc_fail "no orphans row for $m_pid 5 s after its exit"
 orph_check "$m_pid" device="$card" region=vram bytes=3145728 buffers=3 cgroup_id="$acg" \
 	cgroup=/gm-orphans-a comm=gm-orph-map holders=mapping
@@ -142,14 +192,42 @@ tc_eq "table rows of the three allocators" \
 	"$(awk -v a="$f_pid" -v b="$x_pid" -v c="$m_pid" '$5 == a || $5 == b || $5 == c' "$GM_TMP/ctl.tbl" | wc -l | tr -d ' ')" 3
 tc_end
 
+# ev_is PID BYTES BUFFERS HOLDERS KINDS COMM: exactly one event, every field.
+ev_is() {
+	_l=$(ev_of "$1")
+	tc_eq "orphaned events of $1" "$(echo "$_l" | grep -c .)" 1
+	[ -n "$_l" ] || return
+	ev_check "$(echo "$_l" | head -n 1)" type=orphaned device="$card" region=vram \
+		cgroup=/gm-orphans-a cgroup_id="$acg" usage="$2" buffers="$3" kinds="$5" \
+		comm="$6" missed=0 requested=null limit=null
+	tc_eq "orphaned event of $1: holders" \
+		"$(echo "$_l" | head -n 1 | sed -n 's/.*"holders":\[\([0-9,]*\)\].*/\1/p')" "$4"
+}
+tc_begin orphans-events
+wait_until 20 has_ev "$m_pid" || tc_fail "no orphaned event for $m_pid 20 s after its exit"
+for p in "$f_pid" "$x_pid"; do
+	wait_until 5 has_ev "$p" || tc_fail "no orphaned event for $p"
+done
+log "gpumemctl watch --json --type orphaned:"
+sed 's/^/#   /' "$GM_TMP/ow.out" "$GM_TMP/ow.err"
+# the fork child's: the bytes the report showed (orphans-fork-child)
+ev_is "$f_pid" 2097152 2 "$fkid" - gm-orph-fork
+ev_is "$x_pid" 2097152 1 "$y_pid" dma-buf gm-orph-exp
+ev_is "$m_pid" 3145728 3 "" mapping gm-orph-map
+tc_eq "orphaned events of $s_pid (exited alone)" "$(ev_of "$s_pid" | grep -c .)" 0
+tc_eq "orphaned events of $b_pid (2088960 bytes, below $EVB)" "$(ev_of "$b_pid" | grep -c .)" 0
+tc_eq "events other than orphaned" "$(grep -vc '"type":"orphaned"' "$GM_TMP/ow.out")" 0
+tc_eq "events missed" "$(grep -c '"missed":[1-9]' "$GM_TMP/ow.out")" 0
+tc_end
+
 # The last holders go: the buffers are freed, the rows with them.
 tc_begin orphans-gone
-for p in "$fkid" "$mkid"; do
+for p in "$fkid" "$mkid" "$bkid"; do
 	kill -TERM "$p"
 	reap "$p" 10
 done
 stop y
-for p in "$f_pid" "$x_pid" "$m_pid"; do
+for p in "$f_pid" "$x_pid" "$m_pid" "$b_pid"; do
 	wait_until 5 no_orph "$p" || tc_fail "orphans row of $p still there 5 s after its holders exited"
 done
 tc_end

@@ -27,6 +27,7 @@ const char *const gm_spec_event_type_names[GM_SPEC_EVENT_TYPE_COUNT] = {
 	[GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD] = "device-threshold",
 	[GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL] = "fragmented-denial",
 	[GPUMEM_EVENT_TYPE_LEAK_SUSPECT] = "leak-suspect",
+	[GPUMEM_EVENT_TYPE_ORPHANED] = "orphaned",
 };
 
 const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT] = {
@@ -205,6 +206,9 @@ const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_RATE] = { .type = NLA_U64 },
 	[GPUMEM_A_EVENT_WINDOW_MS] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_WINDOWS] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_BUFFERS] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_HOLDER] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_KINDS] = { .type = NLA_U32 },
 };
 
 const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
@@ -227,6 +231,9 @@ const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_RATE] = "rate",
 	[GPUMEM_A_EVENT_WINDOW_MS] = "window-ms",
 	[GPUMEM_A_EVENT_WINDOWS] = "windows",
+	[GPUMEM_A_EVENT_BUFFERS] = "buffers",
+	[GPUMEM_A_EVENT_HOLDER] = "holder",
+	[GPUMEM_A_EVENT_KINDS] = "kinds",
 };
 
 const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1] = {

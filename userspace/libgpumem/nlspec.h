@@ -18,7 +18,7 @@ extern const char *const gm_spec_region_names[GM_SPEC_REGION_COUNT];
 extern const char *const gm_spec_limit_mode_names[GM_SPEC_LIMIT_MODE_COUNT];
 #define GM_SPEC_PROC_VIEW_COUNT 2
 extern const char *const gm_spec_proc_view_names[GM_SPEC_PROC_VIEW_COUNT];
-#define GM_SPEC_EVENT_TYPE_COUNT 5
+#define GM_SPEC_EVENT_TYPE_COUNT 6
 extern const char *const gm_spec_event_type_names[GM_SPEC_EVENT_TYPE_COUNT];
 #define GM_SPEC_ORPHAN_KIND_COUNT 4
 extern const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT];

@@ -56,6 +56,83 @@ static void test_leak_event(const struct timespec *when)
 	nlmsg_free(msg);
 }
 
+/*
+ * An orphaned event as the kernel sends it: the bytes left (usage), the
+ * buffers, holder pids (a multi-attr) and kinds; then one kept by a
+ * mapping only (no holder).
+ */
+static void test_orphaned_event(const struct timespec *when)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct gm_event e;
+	struct mem m;
+	char *out;
+
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, GPUMEM_CMD_QUOTA_EVENT, GPUMEM_FAMILY_VERSION);
+	nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_ORPHANED);
+	nla_put_u64(msg, GPUMEM_A_EVENT_SEQ, 9);
+	nla_put_u64(msg, GPUMEM_A_EVENT_CGROUP_ID, 4711);
+	nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, "/tenant");
+	nla_put_u32(msg, GPUMEM_A_EVENT_PID, 321);
+	nla_put_string(msg, GPUMEM_A_EVENT_COMM, "parent");
+	nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, 0);
+	nla_put_u32(msg, GPUMEM_A_EVENT_REGION, GPUMEM_REGION_VRAM);
+	nla_put_u64(msg, GPUMEM_A_EVENT_USAGE, 2 << 20);
+	nla_put_u64(msg, GPUMEM_A_EVENT_SUPPRESSED, 0);
+	nla_put_u32(msg, GPUMEM_A_EVENT_BUFFERS, 2);
+	nla_put_u32(msg, GPUMEM_A_EVENT_KINDS, GPUMEM_ORPHAN_KIND_DMA_BUF);
+	nla_put_u32(msg, GPUMEM_A_EVENT_HOLDER, 322);
+	nla_put_u32(msg, GPUMEM_A_EVENT_HOLDER, 4000);
+	eq_u64("orphaned: parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	gm_event_line(mem_open(&m), &e, when, false);
+	out = mem_close(&m);
+	eq_str("event line (orphaned)", out,
+	       "2025-11-22 01:24:05 orphaned cgroup /tenant pid 321 (parent) card0 vram: "
+	       "resident 2.0 MiB, buffers 2; held by 322,4000,dma-buf\n");
+	free(out);
+	gm_event_json(mem_open(&m), &e, when, 0);
+	out = mem_close(&m);
+	eq_str("event JSON (orphaned: buffers, holders, kinds)", out,
+	       "{\"time\":\"2025-11-22T01:24:05.123Z\",\"seq\":9,\"type\":\"orphaned\","
+	       "\"cgroup_id\":4711,\"cgroup\":\"/tenant\",\"pid\":321,\"comm\":\"parent\","
+	       "\"device\":\"card0\",\"region\":\"vram\",\"requested\":null,\"usage\":2097152,"
+	       "\"limit\":null,\"buffers\":2,\"holders\":[322,4000],\"kinds\":\"dma-buf\","
+	       "\"mode\":null,\"denied\":null,\"suppressed\":0,\"missed\":0}\n");
+	free(out);
+	gm_event_free(&e);
+	nlmsg_free(msg);
+
+	msg = nlmsg_alloc();
+	genlmsg_put(msg, 0, 0, 0x20, 0, 0, GPUMEM_CMD_QUOTA_EVENT, GPUMEM_FAMILY_VERSION);
+	nla_put_u32(msg, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_ORPHANED);
+	nla_put_u64(msg, GPUMEM_A_EVENT_SEQ, 10);
+	nla_put_u32(msg, GPUMEM_A_EVENT_PID, 77);
+	nla_put_string(msg, GPUMEM_A_EVENT_COMM, "mapper");
+	nla_put_u32(msg, GPUMEM_A_EVENT_DEV_ID, 1);
+	nla_put_u32(msg, GPUMEM_A_EVENT_REGION, GPUMEM_REGION_GTT);
+	nla_put_u64(msg, GPUMEM_A_EVENT_USAGE, 3 << 20);
+	nla_put_u32(msg, GPUMEM_A_EVENT_BUFFERS, 1);
+	nla_put_u32(msg, GPUMEM_A_EVENT_KINDS, GPUMEM_ORPHAN_KIND_MAPPING);
+	eq_u64("orphaned (mapping): parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	gm_event_line(mem_open(&m), &e, when, true);
+	out = mem_close(&m);
+	eq_str("event line (orphaned, mapping only, exact)", out,
+	       "2025-11-22 01:24:05 orphaned pid 77 (mapper) card1 gtt: "
+	       "resident 3145728, buffers 1; held by mapping\n");
+	free(out);
+	gm_event_json(mem_open(&m), &e, when, 0);
+	out = mem_close(&m);
+	eq_str("event JSON (orphaned, no holder: an empty list)", out,
+	       "{\"time\":\"2025-11-22T01:24:05.123Z\",\"seq\":10,\"type\":\"orphaned\","
+	       "\"cgroup_id\":null,\"cgroup\":null,\"pid\":77,\"comm\":\"mapper\","
+	       "\"device\":\"card1\",\"region\":\"gtt\",\"requested\":null,\"usage\":3145728,"
+	       "\"limit\":null,\"buffers\":1,\"holders\":[],\"kinds\":\"mapping\","
+	       "\"mode\":null,\"denied\":null,\"suppressed\":0,\"missed\":0}\n");
+	free(out);
+	gm_event_free(&e);
+	nlmsg_free(msg);
+}
+
 void test_quota_output(void)
 {
 	struct gm_limit v[3] = {
@@ -225,6 +302,7 @@ void test_quota_output(void)
 	e.seq = 3;
 	eq_u64("seq: ... leaves the count alone", gm_seq_next(&seq, &e, &first), 0);
 	test_leak_event(&when);
+	test_orphaned_event(&when);
 	unsetenv("TZ");
 	tzset();
 }

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the orphaned events' bookkeeping in the charge records
+ * (kmod/charge.c): an owner newly seen gone kicks the events' work once (a
+ * report's pass, the sweep's), a claim takes each orphan once and a report
+ * still sees them all, a new placement of a claimed buffer is no new
+ * orphan, a death while the events are off is never claimed, and a buffer
+ * TTM is deleting is not claimed. Records are made by hand (the test runs
+ * in a kernel thread, which owns no buffer) for fake TTM buffers; the owner
+ * that is gone is a kernel thread that exited.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include "../kmod/charge.c"
+
+#define OT_DEV		13
+#define OT_CG		3000001ULL
+#define OT_MIB		(1024ULL * 1024)
+
+/* orphans.c is not in this module: its two entry points charge.c calls */
+static bool ot_events_on = true;
+static unsigned int ot_kicks;
+
+bool gpumem_orphans_events_on(void)
+{
+	return ot_events_on;
+}
+
+void gpumem_orphans_kick(void)
+{
+	ot_kicks++;
+}
+
+#ifdef CONFIG_FAULT_INJECTION
+/* nor is fault_inject.c */
+bool gpumem_fail_charge(void)
+{
+	return false;
+}
+#endif
+
+static int ot_thread_fn(void *arg)
+{
+	return 0;
+}
+
+/* A pid whose thread group is gone (referenced: put_pid()). */
+static struct pid *ot_dead_pid(struct kunit *test)
+{
+	struct task_struct *t;
+	struct pid *pid;
+	int i;
+
+	t = kthread_create(ot_thread_fn, NULL, "gm-kunit-orph");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	pid = get_pid(task_tgid(t));
+	wake_up_process(t);
+	for (i = 0; i < 100 && pid_has_task(pid, PIDTYPE_TGID); i++)
+		msleep(20);
+	KUNIT_ASSERT_FALSE(test, pid_has_task(pid, PIDTYPE_TGID));
+	return pid;
+}
+
+/* A fake TTM buffer (the records only read its GEM object and @deleted). */
+static struct ttm_buffer_object *ot_bo(struct kunit *test)
+{
+	struct ttm_buffer_object *bo = kunit_kzalloc(test, sizeof(*bo),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	kref_init(&bo->base.refcount);
+	return bo;
+}
+
+/* A counted VRAM record of @bytes for @bo, owned by @owner, in the table. */
+static struct gpumem_charge *ot_record(struct kunit *test,
+				       struct ttm_buffer_object *bo,
+				       struct pid *owner, u64 bytes,
+				       struct gpumem_charge *from)
+{
+	struct gpumem_charge_req req;
+	struct gpumem_charge *c;
+	bool forced, ok;
+
+	c = kzalloc(struct_size(c, cgids, 2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	spin_lock_init(&c->lock);
+	if (from) {	/* a new placement of the same buffer */
+		rcu_read_lock();
+		ok = gpumem_charge_inherit(c, from, &forced);
+		rcu_read_unlock();
+		KUNIT_ASSERT_TRUE(test, ok);
+	} else {
+		c->owner = get_pid(owner);
+		c->tgid = pid_nr(owner);
+		c->depth = 2;
+		c->cgids[0] = OT_CG;
+		rcu_read_lock();
+		c->cgids[1] = cgroup_id(task_dfl_cgroup(current));
+		rcu_read_unlock();
+		strscpy(c->comm, "kunit-orph", sizeof(c->comm));
+	}
+	c->res = (struct ttm_resource *)c;	/* a key, never dereferenced */
+	c->obj = &bo->base;
+	c->bytes = bytes;
+	c->minor = OT_DEV;
+	c->region = GPUMEM_REGION_VRAM;
+	c->counted = true;
+	c->since = jiffies;
+	req = gpumem_charge_req(c);
+	req.forced = true;
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_charge_link(c), 0);
+	return c;
+}
+
+/* The orphans of OT_DEV a pass finds (@claim: for the events). */
+static size_t ot_orphans(struct kunit *test, bool claim)
+{
+	struct gpumem_orphan_rec *recs = NULL;
+	size_t cap = 0, nr = 0, i, mine = 0;
+
+	KUNIT_EXPECT_EQ(test, gpumem_charge_orphans(&recs, &cap, &nr, claim),
+			0);
+	for (i = 0; i < nr; i++)
+		if (recs[i].minor == OT_DEV)
+			mine++;
+	kvfree(recs);
+	return mine;
+}
+
+/* One pass of the sweep over the records; whether it kicked the events. */
+static bool ot_sweep(void)
+{
+	struct gpumem_sweep s = { .watch = ot_events_on };
+
+	mutex_lock(&gpumem_charges_walk_lock);
+	gpumem_charge_walk(gpumem_charge_orphan, &s);
+	mutex_unlock(&gpumem_charges_walk_lock);
+	return s.kick;
+}
+
+static int ot_init(struct kunit *test)
+{
+	ot_events_on = true;
+	ot_kicks = 0;
+	return gpumem_charge_init();
+}
+
+static void ot_exit(struct kunit *test)
+{
+	gpumem_charge_exit();	/* gives every record back */
+}
+
+/* Two placements of a gone owner, one of a live one: each claimed once. */
+static void ot_claim_once(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test), *me = get_pid(task_tgid(current));
+
+	ot_record(test, ot_bo(test), dead, OT_MIB, NULL);
+	ot_record(test, ot_bo(test), dead, 2 * OT_MIB, NULL);
+	ot_record(test, ot_bo(test), me, OT_MIB, NULL);
+	/* a report sees the orphans, and kicks the events once */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 2U);
+	KUNIT_EXPECT_EQ(test, ot_kicks, 1U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 2U);
+	KUNIT_EXPECT_EQ(test, ot_kicks, 1U);
+	/* the events' claim: both, once */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 2U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 0U);
+	/* a report still sees them; the sweep finds nobody newly gone */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 2U);
+	KUNIT_EXPECT_FALSE(test, ot_sweep());
+	KUNIT_EXPECT_EQ(test, ot_kicks, 1U);
+	put_pid(me);
+	put_pid(dead);
+}
+
+/* The sweep notices the exit (no report first): one kick, then a claim. */
+static void ot_sweep_kicks(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+
+	ot_record(test, ot_bo(test), dead, OT_MIB, NULL);
+	KUNIT_EXPECT_TRUE(test, ot_sweep());
+	KUNIT_EXPECT_FALSE(test, ot_sweep());
+	KUNIT_EXPECT_EQ(test, ot_kicks, 0U);	/* the caller kicks */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 1U);
+	KUNIT_EXPECT_EQ(test, ot_kicks, 0U);	/* a claim never kicks */
+	put_pid(dead);
+}
+
+/* A new placement of a claimed buffer (a restore, say): no new orphan. */
+static void ot_inherit(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+	struct ttm_buffer_object *bo = ot_bo(test);
+	struct gpumem_charge *c;
+
+	c = ot_record(test, bo, dead, OT_MIB, NULL);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 1U);
+	ot_record(test, bo, NULL, OT_MIB, c);
+	gpumem_charge_release(c->res);	/* the old placement goes */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 1U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 0U);
+	put_pid(dead);
+}
+
+/* A death seen while the events are off is never reported later. */
+static void ot_events_off(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+
+	ot_events_on = false;
+	ot_record(test, ot_bo(test), dead, OT_MIB, NULL);
+	KUNIT_EXPECT_FALSE(test, ot_sweep());
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 1U);
+	KUNIT_EXPECT_EQ(test, ot_kicks, 0U);
+	ot_events_on = true;
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 0U);
+	put_pid(dead);
+}
+
+/* A buffer TTM is deleting is nobody's orphan: not claimed (nor marked). */
+static void ot_deleted(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+	struct ttm_buffer_object *bo = ot_bo(test);
+
+	bo->deleted = true;
+	ot_record(test, bo, dead, OT_MIB, NULL);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 0U);
+	bo->deleted = false;	/* only to see it was not marked reported */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 1U);
+	put_pid(dead);
+}
+
+static struct kunit_case gpumem_orphans_cases[] = {
+	KUNIT_CASE(ot_claim_once),
+	KUNIT_CASE(ot_sweep_kicks),
+	KUNIT_CASE(ot_inherit),
+	KUNIT_CASE(ot_events_off),
+	KUNIT_CASE(ot_deleted),
+	{}
+};
+
+static struct kunit_suite gpumem_orphans_suite = {
+	.name = "gpumem_orphans",
+	.init = ot_init,
+	.exit = ot_exit,
+	.test_cases = gpumem_orphans_cases,
+};
+
+kunit_test_suite(gpumem_orphans_suite);
