@@ -7,6 +7,7 @@
 # buffers (6.1) sized by fbdev itself.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+orphan_events_off	# this script counts walks exactly
 
 # Guest configuration the harness uses (scripts/): override if it changes.
 QXL_RAM_MB=${GM_QXL_RAM_MB:-64}		# -device qxl-vga,ram_size_mb=64

@@ -20,6 +20,7 @@
 # The harness checks the kernel log (oops, WARN, KASAN, lockdep, kmemleak).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+orphan_events_off	# this script counts walks exactly
 
 # --- scale ---------------------------------------------------------------------
 # The KASAN/lockdep test kernel is ~10x slower: fewer, shorter rounds. The

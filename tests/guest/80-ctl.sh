@@ -9,6 +9,7 @@
 # The binary is /tests/bin/gpumemctl (userspace/gpumemctl-static).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+orphan_events_off	# this script counts walks exactly
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-ps-json ctl-ps-charged ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json

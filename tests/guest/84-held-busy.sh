@@ -9,6 +9,7 @@
 # off the same read counts them again, none skipped.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
+orphan_events_off	# this script counts walks exactly
 
 CASES="held-busy-skipped held-busy-cleared"
 FR=$GM_DEBUGFS/fail_resv
