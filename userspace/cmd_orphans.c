@@ -54,8 +54,6 @@ struct orphan_list {
 	int error;
 };
 
-static const char *const kind_names[] = { "kernel", "dma-buf", "mapping", "busy" };
-
 static void orphan_free(struct orphan *o)
 {
 	free(o->holders);
@@ -65,10 +63,10 @@ static void orphan_free(struct orphan *o)
 static int orphan_cb(struct nl_msg *msg, void *arg)
 {
 	struct orphan_list *l = arg;
-	struct nlattr *tb[GPUMEM_A_ORPHAN_MAX + 1], *pos;
+	struct nlattr *tb[GPUMEM_A_ORPHAN_MAX + 1];
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct orphan *o;
-	int rem, len;
+	int len;
 
 	if (genlmsg_parse(nlh, 0, tb, GPUMEM_A_ORPHAN_MAX, gm_spec_orphan_policy) < 0 ||
 	    !tb[GPUMEM_A_ORPHAN_DEV_ID] || !tb[GPUMEM_A_ORPHAN_PID]) {
@@ -102,21 +100,10 @@ static int orphan_cb(struct nl_msg *msg, void *arg)
 		memcpy(o->raw.data, genlmsg_attrdata(genlmsg_hdr(nlh), 0), (size_t)len);
 		o->raw.len = len;
 	}
-	nla_for_each_attr(pos, genlmsg_attrdata(genlmsg_hdr(nlh), 0), len, rem)
-		if (nla_type(pos) == GPUMEM_A_ORPHAN_HOLDER)
-			o->nholders++;
-	if (o->nholders) {
-		size_t k = 0;
-
-		o->holders = calloc(o->nholders, sizeof(*o->holders));
-		if (!o->holders) {
-			orphan_free(o);
-			l->error = -ENOMEM;
-			return NL_STOP;
-		}
-		nla_for_each_attr(pos, genlmsg_attrdata(genlmsg_hdr(nlh), 0), len, rem)
-			if (nla_type(pos) == GPUMEM_A_ORPHAN_HOLDER)
-				o->holders[k++] = nla_get_u32(pos);
+	if (gm_raw_u32s(&o->raw, GPUMEM_A_ORPHAN_HOLDER, &o->holders, &o->nholders) < 0) {
+		orphan_free(o);
+		l->error = -ENOMEM;
+		return NL_STOP;
 	}
 	l->n++;
 	return NL_OK;
@@ -156,16 +143,10 @@ static void get_holders(const struct gm_field *f, const void *obj, struct gm_val
 static void get_kinds(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	const struct orphan *o = obj;
-	size_t i, n = 0;
 
 	(void)f;
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
-		if (o->kinds & (1u << i))
-			n += snprintf(buf + n, GM_FIELD_BUF - n, "%s%s", n ? "," : "",
-				      kind_names[i]);
 	v->kind = GM_V_STR;
-	v->s = n ? buf : "-";
+	v->s = gm_orphan_kinds_label(buf, GM_FIELD_BUF, 0, o->kinds) ? buf : "-";
 }
 
 #define ORPHAN_ATTR(attr) GM_ATTR(struct orphan, raw, GPUMEM_A_ORPHAN_##attr)

@@ -214,20 +214,16 @@ struct event_view {
 	char *held;	/* "812,815,dma-buf"; NULL: not an orphaned event */
 };
 
-static const char *const orphan_kinds[] = { "kernel", "dma-buf", "mapping", "busy" };
-
 /* pids, then the kinds' names, comma-separated into buf ("-" for none) */
-static void held_text(char *buf, size_t len, const uint32_t *pids, size_t n, uint64_t kinds)
+static void held_text(char *buf, size_t len, const uint32_t *pids, size_t n, uint32_t kinds)
 {
 	size_t i, o = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < n && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", pids[i]);
-	for (i = 0; i < sizeof(orphan_kinds) / sizeof(*orphan_kinds) && o < len; i++)
-		if (kinds & (1u << i))
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
-					      orphan_kinds[i]);
+	if (o < len)
+		o = gm_orphan_kinds_label(buf, len, o, kinds);
 	if (!o)
 		snprintf(buf, len, "-");
 }
@@ -235,36 +231,22 @@ static void held_text(char *buf, size_t len, const uint32_t *pids, size_t n, uin
 static void event_view_init(struct event_view *ev)
 {
 	const struct gm_raw *r = &ev->e->raw;
-	const struct nlattr *pos;
 	uint64_t kinds;
 	size_t len;
-	int rem;
 
 	if (!gm_raw_uint(r, GPUMEM_A_EVENT_KINDS, &kinds))
 		return;		/* not an orphaned event */
-	if (r->data) {
-		nla_for_each_attr(pos, (struct nlattr *)r->data, r->len, rem)
-			if (nla_type(pos) == GPUMEM_A_EVENT_HOLDER)
-				ev->nholders++;
-	}
-	ev->holders = calloc(ev->nholders ? ev->nholders : 1, sizeof(*ev->holders));
+	if (gm_raw_u32s(r, GPUMEM_A_EVENT_HOLDER, &ev->holders, &ev->nholders) < 0)
+		return;
 	len = ev->nholders * 11 + 64;
 	ev->held = malloc(len);
-	if (!ev->holders || !ev->held) {
+	if (!ev->held) {
 		free(ev->holders);
-		free(ev->held);
 		ev->holders = NULL;
-		ev->held = NULL;
 		ev->nholders = 0;
 		return;
 	}
-	ev->nholders = 0;
-	if (r->data) {
-		nla_for_each_attr(pos, (struct nlattr *)r->data, r->len, rem)
-			if (nla_type(pos) == GPUMEM_A_EVENT_HOLDER && nla_len(pos) == 4)
-				ev->holders[ev->nholders++] = nla_get_u32(pos);
-	}
-	held_text(ev->held, len, ev->holders, ev->nholders, kinds);
+	held_text(ev->held, len, ev->holders, ev->nholders, (uint32_t)kinds);
 }
 
 static void event_view_free(struct event_view *ev)
@@ -445,7 +427,7 @@ static void ev_kinds(const struct gm_field *f, const void *obj, struct gm_val *v
 	(void)f;
 	if (!gm_raw_uint(&ev->e->raw, GPUMEM_A_EVENT_KINDS, &kinds))
 		return;
-	held_text(buf, GM_FIELD_BUF, NULL, 0, kinds);
+	held_text(buf, GM_FIELD_BUF, NULL, 0, (uint32_t)kinds);
 	v->kind = GM_V_STR;
 	v->s = buf;
 }

@@ -55,6 +55,27 @@ const char *gm_view_name(uint32_t view)
 	return SPEC_NAME(gm_spec_proc_view_names, view);
 }
 
+size_t gm_orphan_kinds_label(char *buf, size_t len, size_t at, uint32_t kinds)
+{
+	const char *name;
+	uint32_t i;
+	int n;
+
+	if (at >= len)
+		return at;
+	buf[at] = '\0';
+	for (i = 0; i < 32 && at + 1 < len; i++) {
+		name = kinds & (1u << i) ? SPEC_NAME(gm_spec_orphan_kind_names, i) : NULL;
+		if (!name)
+			continue;
+		n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", name);
+		if (n < 0)
+			break;
+		at = (size_t)n < len - at ? at + (size_t)n : len - 1;
+	}
+	return at;
+}
+
 /* --- helpers ----------------------------------------------------------- */
 
 static char *dup_str(struct nlattr *a)
@@ -121,6 +142,30 @@ const char *gm_raw_str(const struct gm_raw *r, int type)
 	if (!a || nla_len(a) < 1 || ((const char *)nla_data(a))[nla_len(a) - 1] != '\0')
 		return NULL;
 	return nla_data(a);
+}
+
+int gm_raw_u32s(const struct gm_raw *r, int type, uint32_t **out, size_t *n)
+{
+	const struct nlattr *pos;
+	size_t k = 0;
+	int rem;
+
+	*out = NULL;
+	*n = 0;
+	if (!r->data)
+		return 0;
+	nla_for_each_attr(pos, r->data, r->len, rem)
+		if (nla_type(pos) == type && nla_len(pos) == 4)
+			k++;
+	if (!k)
+		return 0;
+	*out = calloc(k, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	nla_for_each_attr(pos, r->data, r->len, rem)
+		if (nla_type(pos) == type && nla_len(pos) == 4)
+			(*out)[(*n)++] = nla_get_u32(pos);
+	return 0;
 }
 
 void gm_raw_free(struct gm_raw *r)

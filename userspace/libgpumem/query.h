@@ -41,6 +41,11 @@ const struct nlattr *gm_raw_find(const struct gm_raw *r, int type);
 bool gm_raw_uint(const struct gm_raw *r, int type, uint64_t *v);
 /* a string attribute (NUL-terminated: the policy checked); NULL when not sent */
 const char *gm_raw_str(const struct gm_raw *r, int type);
+/*
+ * every u32 attribute TYPE of r (a multi-attr), in order: a malloc'ed array
+ * in *out (NULL when there is none) and its length in *n; 0 or -ENOMEM
+ */
+int gm_raw_u32s(const struct gm_raw *r, int type, uint32_t **out, size_t *n);
 void gm_raw_free(struct gm_raw *r);
 
 struct gm_dev_region {
@@ -188,6 +193,13 @@ const char *gm_mode_name(uint32_t mode);
 const char *gm_event_type_name(uint32_t type);
 /* "charged", "held" */
 const char *gm_view_name(uint32_t view);
+/*
+ * gm_orphan_kinds_label: the names of the orphan-kind flags set in kinds
+ * ("dma-buf,mapping"), appended to buf at offset at (after a comma when at
+ * is not 0); flags the spec does not name are left out. Returns the new
+ * length (at most len - 1).
+ */
+size_t gm_orphan_kinds_label(char *buf, size_t len, size_t at, uint32_t kinds);
 
 /* sort by cgroup path (then id), all devices before each device, region */
 void gm_limits_sort(struct gm_limit_list *l);

@@ -133,6 +133,28 @@ static void test_orphaned_event(const struct timespec *when)
 	nlmsg_free(msg);
 }
 
+/* The orphan kinds' names come from the spec, in flag order, appended. */
+static void test_orphan_kinds_label(void)
+{
+	char buf[32];
+	size_t n;
+
+	n = gm_orphan_kinds_label(buf, sizeof(buf), 0, 0);
+	eq_u64("kinds label: none is empty", n, 0);
+	eq_str("kinds label: none", buf, "");
+	n = gm_orphan_kinds_label(buf, sizeof(buf), 0,
+				  GPUMEM_ORPHAN_KIND_MAPPING | GPUMEM_ORPHAN_KIND_KERNEL |
+				  (1u << 20));
+	eq_str("kinds label: flag order, an unknown flag left out", buf, "kernel,mapping");
+	eq_u64("kinds label: its length", n, 14);
+	snprintf(buf, sizeof(buf), "812");
+	n = gm_orphan_kinds_label(buf, sizeof(buf), 3, GPUMEM_ORPHAN_KIND_DMA_BUF);
+	eq_str("kinds label: appended after a comma", buf, "812,dma-buf");
+	n = gm_orphan_kinds_label(buf, 8, 0, GPUMEM_ORPHAN_KIND_KERNEL | GPUMEM_ORPHAN_KIND_BUSY);
+	eq_str("kinds label: cut at the buffer's end", buf, "kernel,");
+	eq_u64("kinds label: cut length", n, 7);
+}
+
 void test_quota_output(void)
 {
 	struct gm_limit v[3] = {
@@ -303,6 +325,7 @@ void test_quota_output(void)
 	eq_u64("seq: ... leaves the count alone", gm_seq_next(&seq, &e, &first), 0);
 	test_leak_event(&when);
 	test_orphaned_event(&when);
+	test_orphan_kinds_label();
 	unsetenv("TZ");
 	tzset();
 }
