@@ -143,10 +143,27 @@ struct gpumem_bdev_hook {
 static LIST_HEAD(gpumem_man_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static LIST_HEAD(gpumem_bdev_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static DEFINE_MUTEX(gpumem_hooks_lock);
+static int gpumem_hook_alloc(struct ttm_resource_manager *man,
+			     struct ttm_buffer_object *bo,
+			     const struct ttm_place *place,
+			     struct ttm_resource **res);
+
+/*
+ * @man's hook, under rcu_read_lock(). O(1) while @man is hooked: man->func
+ * is then the hook's own copy (freed only after a grace period that follows
+ * the restore of man->func); the list is searched only for a manager whose
+ * table was restored meanwhile (its wrapper was already running).
+ */
 static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager *man)
 {
+	const struct ttm_resource_manager_func *f = READ_ONCE(man->func);
 	struct gpumem_man_hook *h;
 
+	if (f->alloc == gpumem_hook_alloc) {
+		h = container_of(f, struct gpumem_man_hook, funcs);
+		if (likely(h->man == man))
+			return h;
+	}
 	list_for_each_entry_rcu(h, &gpumem_man_hooks, node)
 		if (h->man == man)
 			return h;

@@ -37,6 +37,12 @@
 
 /* How often removed cgroups' limits are looked for while any limit exists. */
 #define GPUMEM_LIMITS_SWEEP	(2 * HZ)
+/*
+ * How long an unused node (no usage, no limit) is kept for reuse before the
+ * reaper frees it: a process that allocates and frees its only buffer in a
+ * loop would otherwise allocate and free its cgroups' nodes every time.
+ */
+#define GPUMEM_CG_IDLE		(5 * HZ)
 
 /**
  * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
@@ -51,6 +57,9 @@
  * @self: of @row.usage, the bytes charged by the cgroup's own processes
  *	(not its descendants'); kept on the device's nodes only
  * @leak: the leak detector's state of @self (leak.c)
+ * @idle_since: jiffies when the node became unused (no usage, no limit);
+ *	an unused node is as good as a new one (gpumem_cg_put() resets it)
+ *	and is freed by the reaper once unused for GPUMEM_CG_IDLE
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -62,6 +71,7 @@ struct gpumem_cg_node {
 	struct gpumem_ratelimit rl;
 	u64 self;
 	struct gpumem_leak_state leak;
+	unsigned long idle_since;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
@@ -75,6 +85,8 @@ static DEFINE_HASHTABLE(gpumem_cg_hash, 8);	/* under gpumem_limits_lock */
 static DEFINE_XARRAY(gpumem_limits_devs);
 static void gpumem_limits_sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_limits_sweep_work, gpumem_limits_sweep_fn);
+static void gpumem_cg_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gpumem_cg_reap_work, gpumem_cg_reap_fn);
 
 static u64 gpumem_cg_key(u64 cgid, int minor, u8 region)
 {
@@ -123,13 +135,52 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 	return 0;
 }
 
-/* Free a node nobody needs. Caller holds gpumem_limits_lock. */
+/* Whether nothing needs @n: no usage, no limit. */
+static bool gpumem_cg_unused(const struct gpumem_cg_node *n)
+{
+	return !n->row.usage && !n->row.has_limit;
+}
+
+/*
+ * A node nobody needs any more is kept for reuse, reset to what a new node
+ * is, until the reaper frees it. Caller holds gpumem_limits_lock.
+ */
 static void gpumem_cg_put(struct gpumem_cg_node *n)
 {
-	if (!n->row.usage && !n->row.has_limit) {
+	if (!gpumem_cg_unused(n))
+		return;
+	n->row.denied = 0;
+	n->above_high = false;
+	n->self = 0;
+	memset(&n->leak, 0, sizeof(n->leak));
+	gpumem_ratelimit_init(&n->rl);
+	n->idle_since = jiffies;
+	queue_delayed_work(system_wq, &gpumem_cg_reap_work, GPUMEM_CG_IDLE);
+}
+
+/* Free the nodes unused for GPUMEM_CG_IDLE; again while any is unused. */
+static void gpumem_cg_reap_fn(struct work_struct *work)
+{
+	struct gpumem_cg_node *n;
+	struct hlist_node *tmp;
+	bool left = false;
+	int bkt;
+
+	spin_lock(&gpumem_limits_lock);
+	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
+		if (!gpumem_cg_unused(n))
+			continue;
+		if (time_before(jiffies, n->idle_since + GPUMEM_CG_IDLE)) {
+			left = true;
+			continue;
+		}
 		hash_del(&n->hnode);
 		kfree(n);
 	}
+	spin_unlock(&gpumem_limits_lock);
+	if (left)
+		queue_delayed_work(system_wq, &gpumem_cg_reap_work,
+				   GPUMEM_CG_IDLE);
 }
 
 /*
@@ -282,7 +333,13 @@ int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
 	int nev = 0, ret = 0, tries, i;
 	u32 d;
 
+	/* one lock round while the nodes exist (kept for reuse when unused) */
 	for (tries = 0; tries < 8; tries++) {
+		spin_lock(&gpumem_limits_lock);
+		ret = gpumem_limits_try(req, quiet, ev, &nev);
+		spin_unlock(&gpumem_limits_lock);
+		if (ret != -EAGAIN)
+			break;
 		for (d = 0, ret = 0; d < req->depth && !ret; d++) {
 			ret = gpumem_cg_ensure(req->cgids[d], req->minor,
 					       req->region);
@@ -293,11 +350,7 @@ int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
 		}
 		if (ret)
 			break;
-		spin_lock(&gpumem_limits_lock);
-		ret = gpumem_limits_try(req, quiet, ev, &nev);
-		spin_unlock(&gpumem_limits_lock);
-		if (ret != -EAGAIN)
-			break;
+		ret = -EAGAIN;
 	}
 	for (i = 0; i < nev; i++)
 		gpumem_event_emit(&ev[i]);
@@ -558,7 +611,10 @@ void gpumem_limits_device_gone(int minor)
 			continue;
 		if (n->row.has_limit)
 			gpumem_cg_clear_limit(n);
-		gpumem_cg_put(n);
+		if (gpumem_cg_unused(n)) {	/* nothing to reuse it for */
+			hash_del(&n->hnode);
+			kfree(n);
+		}
 	}
 	spin_unlock(&gpumem_limits_lock);
 }
@@ -632,9 +688,11 @@ int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
 			bool live = gpumem_cg_limit_live(n);
 
-			/* a removed cgroup's limit: as if gone already */
-			if (!live && (limits_only ||
-				      (n->row.has_limit && !n->row.usage)))
+			/*
+			 * a removed cgroup's limit: as if gone already; an
+			 * unused node kept for reuse: as if freed
+			 */
+			if (!live && (limits_only || !n->row.usage))
 				continue;
 			if (nrows < cap) {
 				rows[nrows] = n->row;
@@ -684,7 +742,8 @@ size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
 
 	spin_lock(&gpumem_limits_lock);
 	hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-		if (n->row.minor == GPUMEM_ALL_DEVICES)
+		/* an unused node kept for reuse counts as none */
+		if (n->row.minor == GPUMEM_ALL_DEVICES || gpumem_cg_unused(n))
 			continue;
 		if (p)
 			gpumem_leak_window_end(&n->leak, n->self, p);
@@ -714,6 +773,7 @@ void gpumem_limits_exit(void)
 	int bkt;
 
 	cancel_delayed_work_sync(&gpumem_limits_sweep_work);
+	cancel_delayed_work_sync(&gpumem_cg_reap_work);
 	spin_lock(&gpumem_limits_lock);
 	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
 		if (n->cgrp)

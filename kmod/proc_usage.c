@@ -26,17 +26,24 @@
  *
  * Locking: gpumem_pu_lock (a spinlock, innermost: quota.c may hold its
  * charges mutex, never its quota spinlock) protects the hash and every field
- * of every struct gpumem_proc_usage. A node lives while @refs > 0: one
- * reference per charge record, plus transient ones.
+ * of every struct gpumem_proc_usage. A node is in use while @refs > 0: one
+ * reference per charge record, plus transient ones. A node whose last
+ * reference goes while its process lives is kept, reset to what a new node
+ * is, for the process's next allocation (one that allocates and frees its
+ * only buffer in a loop would otherwise allocate and free the node every
+ * time); the reaper frees it once unused for GPUMEM_PU_IDLE or once the
+ * process is gone. An unused node counts for nothing and nobody sees it.
  */
 #include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "leak.h"
 #include "proc_usage.h"
 #include "snapshot.h"
@@ -51,6 +58,7 @@
  * @bytes: bytes charged per region
  * @bos: placements charged
  * @leak: the leak detector's state of each region's @bytes (leak.c)
+ * @idle_since: jiffies when @refs went to 0 (an unused node, see the top)
  *
  * All fields are protected by gpumem_pu_lock.
  */
@@ -63,11 +71,17 @@ struct gpumem_proc_usage {
 	u64 bytes[GPUMEM_REGION_COUNT];
 	u32 bos;
 	struct gpumem_leak_state leak[GPUMEM_REGION_COUNT];
+	unsigned long idle_since;
 };
+
+/* How long an unused node of a live process is kept for its reuse. */
+#define GPUMEM_PU_IDLE	(5 * HZ)
 
 static DEFINE_SPINLOCK(gpumem_pu_lock);
 static DEFINE_HASHTABLE(gpumem_pu_hash, 9);	/* under gpumem_pu_lock */
-static size_t gpumem_pu_nodes;			/* under gpumem_pu_lock */
+static size_t gpumem_pu_nodes;			/* in use; under gpumem_pu_lock */
+static void gpumem_pu_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gpumem_pu_reap_work, gpumem_pu_reap_fn);
 
 static u32 gpumem_pu_key(const struct pid *pid, int minor)
 {
@@ -112,14 +126,14 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 			pu = fresh;
 			fresh = NULL;
 			pu->pid = get_pid(pid);
-			strscpy(pu->comm, comm, sizeof(pu->comm));
 			pu->minor = minor;
 			hash_add(gpumem_pu_hash, &pu->hnode,
 				 gpumem_pu_key(pid, minor));
+		}
+		if (pu && !pu->refs++) {	/* new, or unused until now */
+			strscpy(pu->comm, comm, sizeof(pu->comm));
 			gpumem_pu_nodes++;
 		}
-		if (pu)
-			pu->refs++;
 		spin_unlock(&gpumem_pu_lock);
 		if (pu)
 			break;
@@ -132,24 +146,74 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 }
 
 /*
- * Drop a reference of @pu and gpumem_pu_lock, which the caller holds; frees
- * @pu when it was the last.
+ * Drop a reference of @pu and gpumem_pu_lock, which the caller holds. When
+ * it was the last, @pu is kept unused for its live process (reset to what a
+ * new node is) or freed.
  */
 static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
 	__releases(&gpumem_pu_lock)
 {
-	bool last = !--pu->refs;
+	bool freed = false;
 
-	if (last) {
+	if (!--pu->refs) {
 		WARN_ON_ONCE(pu->bos);
-		hash_del(&pu->hnode);
 		gpumem_pu_nodes--;
+		if (pid_has_task(pu->pid, PIDTYPE_TGID)) {
+			memset(pu->bytes, 0, sizeof(pu->bytes));
+			pu->bos = 0;
+			memset(pu->leak, 0, sizeof(pu->leak));
+			pu->idle_since = jiffies;
+			queue_delayed_work(system_wq, &gpumem_pu_reap_work,
+					   GPUMEM_PU_IDLE);
+		} else {
+			hash_del(&pu->hnode);
+			freed = true;
+		}
 	}
 	spin_unlock(&gpumem_pu_lock);
-	if (last) {
+	if (freed) {
 		put_pid(pu->pid);
 		kfree(pu);
 	}
+}
+
+/*
+ * Free the unused nodes of processes gone or unused for GPUMEM_PU_IDLE (all
+ * of them when @all); true while unused nodes are left.
+ */
+static bool gpumem_pu_reap(bool all)
+{
+	struct gpumem_proc_usage *pu;
+	struct hlist_node *tmp;
+	HLIST_HEAD(dead);
+	bool left = false;
+	int bkt;
+
+	spin_lock(&gpumem_pu_lock);
+	hash_for_each_safe(gpumem_pu_hash, bkt, tmp, pu, hnode) {
+		if (pu->refs)
+			continue;
+		if (!all && pid_has_task(pu->pid, PIDTYPE_TGID) &&
+		    time_before(jiffies, pu->idle_since + GPUMEM_PU_IDLE)) {
+			left = true;
+			continue;
+		}
+		hash_del(&pu->hnode);
+		hlist_add_head(&pu->hnode, &dead);
+	}
+	spin_unlock(&gpumem_pu_lock);
+	hlist_for_each_entry_safe(pu, tmp, &dead, hnode) {
+		put_pid(pu->pid);
+		kfree(pu);
+	}
+	return left;
+}
+
+static void gpumem_pu_reap_fn(struct work_struct *work)
+{
+	if (gpumem_pu_reap(false))
+		queue_delayed_work(system_wq, &gpumem_pu_reap_work,
+				   GPUMEM_PU_IDLE);
 }
 
 /**
@@ -399,6 +463,8 @@ size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 
 	spin_lock(&gpumem_pu_lock);
 	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+		if (!pu->refs)
+			continue;	/* unused: counts as no node */
 		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
 			if (p)
 				gpumem_leak_window_end(&pu->leak[r],
@@ -420,11 +486,15 @@ size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 }
 
 /**
- * gpumem_proc_usage_exit() - check that every counter was released
+ * gpumem_proc_usage_exit() - free the unused counters kept for reuse, and
+ *	check that every counter was released
  *
- * Context: module exit, after quota.c freed every charge record.
+ * Context: module exit, after charge.c freed every charge record (no
+ * reference can be taken or dropped any more).
  */
 void gpumem_proc_usage_exit(void)
 {
+	cancel_delayed_work_sync(&gpumem_pu_reap_work);
+	gpumem_pu_reap(true);
 	WARN_ON_ONCE(gpumem_pu_nodes);
 }

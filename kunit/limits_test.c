@@ -106,6 +106,45 @@ static void lt_hierarchy_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_nevents, 0U);
 }
 
+/*
+ * Counters left unused are kept for reuse, unseen, and come back as new: a
+ * limit set again after its removal starts with no denials.
+ */
+static void lt_unused_kept_as_new(struct kunit *test)
+{
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+	struct gpumem_limit_row *rows;
+	size_t n;
+
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).denied, 1ULL);
+	gpumem_limits_uncharge(&req);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(LT_CHILD, LT_DEV,
+						GPUMEM_REGION_VRAM), 0);
+	/* every node is unused now: kept, but no row */
+	spin_lock(&gpumem_limits_lock);
+	KUNIT_EXPECT_NOT_NULL(test, gpumem_cg_find(LT_CHILD, LT_DEV,
+						   GPUMEM_REGION_VRAM));
+	spin_unlock(&gpumem_limits_lock);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_rows(&rows, &n, false), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)0);
+	kvfree(rows);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
+						GPUMEM_REGION_VRAM, 4096,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).denied, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	gpumem_limits_uncharge(&req);
+}
+
 /* An ancestor's max denies exactly the placement beyond it, once counted. */
 static void lt_max_enforce(struct kunit *test)
 {
@@ -362,6 +401,7 @@ static void lt_device_gone(struct kunit *test)
 
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
+	KUNIT_CASE(lt_unused_kept_as_new),
 	KUNIT_CASE(lt_max_enforce),
 	KUNIT_CASE(lt_forced),
 	KUNIT_CASE(lt_update_keeps),

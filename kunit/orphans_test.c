@@ -151,6 +151,9 @@ static int ot_init(struct kunit *test)
 static void ot_exit(struct kunit *test)
 {
 	gpumem_charge_exit();	/* gives every record back */
+	/* free the counters kept for reuse (and stop their reapers) */
+	gpumem_limits_exit();
+	gpumem_proc_usage_exit();
 }
 
 /* Two placements of a gone owner, one of a live one: each claimed once. */

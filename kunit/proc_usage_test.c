@@ -141,7 +141,46 @@ static void pu_processes_and_devices(struct kunit *test)
 	put_pid(init);
 }
 
+/* Free the unused nodes kept for reuse (and stop the reaper). */
+static void pu_exit(struct kunit *test)
+{
+	gpumem_proc_usage_exit();
+}
+
+/* The last reference of a live process's node keeps it, unused and empty. */
+static void pu_unused_kept_and_reused(struct kunit *test)
+{
+	struct pid *me = task_tgid(current);
+	struct gpumem_proc_usage_row *rows;
+	struct gpumem_proc_usage *a, *b;
+	size_t n;
+
+	a = gpumem_proc_usage_get(me, "kunit", 5);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	gpumem_proc_usage_charge(a, GPUMEM_REGION_VRAM, 8192);
+	gpumem_proc_usage_uncharge(a, GPUMEM_REGION_VRAM, 8192);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)0);	/* unused: not a row */
+	gpumem_proc_usage_rows_free(rows, n);
+	b = gpumem_proc_usage_get(me, "kunit2", 5);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);	/* the same node, reused */
+	KUNIT_EXPECT_EQ(test, b->refs, 1U);
+	KUNIT_EXPECT_EQ(test, b->bos, 0U);
+	KUNIT_EXPECT_EQ(test, b->bytes[GPUMEM_REGION_VRAM], 0ULL);
+	KUNIT_EXPECT_STREQ(test, b->comm, "kunit2");
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)1);
+	gpumem_proc_usage_put(b);
+	/* exit frees it: nothing left behind */
+	gpumem_proc_usage_exit();
+	spin_lock(&gpumem_pu_lock);
+	KUNIT_EXPECT_NULL(test, gpumem_pu_find(me, 5));
+	spin_unlock(&gpumem_pu_lock);
+}
+
 static struct kunit_case gpumem_proc_usage_cases[] = {
+	KUNIT_CASE(pu_unused_kept_and_reused),
 	KUNIT_CASE(pu_same_key_same_node),
 	KUNIT_CASE(pu_charge_rows_uncharge),
 	KUNIT_CASE(pu_rows_skip_empty),
@@ -151,6 +190,7 @@ static struct kunit_case gpumem_proc_usage_cases[] = {
 
 static struct kunit_suite gpumem_proc_usage_suite = {
 	.name = "gpumem_proc_usage",
+	.exit = pu_exit,
 	.test_cases = gpumem_proc_usage_cases,
 };
 
