@@ -43,6 +43,8 @@
  * loop would otherwise allocate and free its cgroups' nodes every time.
  */
 #define GPUMEM_CG_IDLE		(5 * HZ)
+/* At most this many are kept (beyond, an unused node is freed at once). */
+#define GPUMEM_CG_IDLE_MAX	1024
 
 /**
  * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
@@ -60,6 +62,7 @@
  * @idle_since: jiffies when the node became unused (no usage, no limit);
  *	an unused node is as good as a new one (gpumem_cg_put() resets it)
  *	and is freed by the reaper once unused for GPUMEM_CG_IDLE
+ * @kept: unused and kept for reuse (counted in gpumem_cg_kept)
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -72,10 +75,12 @@ struct gpumem_cg_node {
 	u64 self;
 	struct gpumem_leak_state leak;
 	unsigned long idle_since;
+	bool kept;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
 static DEFINE_HASHTABLE(gpumem_cg_hash, 8);	/* under gpumem_limits_lock */
+static size_t gpumem_cg_kept;			/* under gpumem_limits_lock */
 /*
  * The minors of the devices present (discover.c). A limit names a device by
  * its minor, which the next device may reuse: a limit is set only on a
@@ -124,6 +129,7 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 	n->row.max = GPUMEM_NO_LIMIT;
 	n->row.high = GPUMEM_NO_LIMIT;
 	gpumem_ratelimit_init(&n->rl);
+	n->idle_since = jiffies;	/* unused until charged */
 	spin_lock(&gpumem_limits_lock);
 	if (!gpumem_cg_find(cgid, minor, region)) {
 		hash_add(gpumem_cg_hash, &n->hnode,
@@ -141,14 +147,39 @@ static bool gpumem_cg_unused(const struct gpumem_cg_node *n)
 	return !n->row.usage && !n->row.has_limit;
 }
 
+/* Free @n (unused). Caller holds gpumem_limits_lock. */
+static void gpumem_cg_free(struct gpumem_cg_node *n)
+{
+	if (n->kept)
+		gpumem_cg_kept--;
+	hash_del(&n->hnode);
+	kfree(n);
+}
+
+/* @n is used again: no longer one of the kept. Under gpumem_limits_lock. */
+static void gpumem_cg_use(struct gpumem_cg_node *n)
+{
+	if (n->kept) {
+		n->kept = false;
+		gpumem_cg_kept--;
+	}
+}
+
 /*
  * A node nobody needs any more is kept for reuse, reset to what a new node
- * is, until the reaper frees it. Caller holds gpumem_limits_lock.
+ * is, until the reaper frees it (or freed now when enough are kept).
+ * Caller holds gpumem_limits_lock; @n may be gone on return.
  */
 static void gpumem_cg_put(struct gpumem_cg_node *n)
 {
-	if (!gpumem_cg_unused(n))
+	if (!gpumem_cg_unused(n) || n->kept)
 		return;
+	if (gpumem_cg_kept >= GPUMEM_CG_IDLE_MAX) {
+		gpumem_cg_free(n);
+		return;
+	}
+	n->kept = true;
+	gpumem_cg_kept++;
 	n->row.denied = 0;
 	n->above_high = false;
 	n->self = 0;
@@ -168,14 +199,14 @@ static void gpumem_cg_reap_fn(struct work_struct *work)
 
 	spin_lock(&gpumem_limits_lock);
 	hash_for_each_safe(gpumem_cg_hash, bkt, tmp, n, hnode) {
+		/* kept, or made for a placement that was denied */
 		if (!gpumem_cg_unused(n))
 			continue;
 		if (time_before(jiffies, n->idle_since + GPUMEM_CG_IDLE)) {
 			left = true;
 			continue;
 		}
-		hash_del(&n->hnode);
-		kfree(n);
+		gpumem_cg_free(n);
 	}
 	spin_unlock(&gpumem_limits_lock);
 	if (left)
@@ -305,6 +336,7 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 					high_sent = true;
 				}
 			}
+			gpumem_cg_use(n);
 			n->row.usage += c->bytes;
 			if (!d && !s)
 				n->self += c->bytes;
@@ -354,6 +386,9 @@ int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
 	}
 	for (i = 0; i < nev; i++)
 		gpumem_event_emit(&ev[i]);
+	if (ret)	/* nodes made for it stay unused: the reaper frees them */
+		queue_delayed_work(system_wq, &gpumem_cg_reap_work,
+				   GPUMEM_CG_IDLE);
 	return ret == -EAGAIN ? -ENOMEM : ret;
 }
 
@@ -509,6 +544,7 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 		return ret;
 	}
 	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
+	gpumem_cg_use(n);
 	n->row.has_limit = true;
 	n->row.max = max;
 	n->row.high = high;
@@ -611,10 +647,8 @@ void gpumem_limits_device_gone(int minor)
 			continue;
 		if (n->row.has_limit)
 			gpumem_cg_clear_limit(n);
-		if (gpumem_cg_unused(n)) {	/* nothing to reuse it for */
-			hash_del(&n->hnode);
-			kfree(n);
-		}
+		if (gpumem_cg_unused(n))	/* nothing to reuse it for */
+			gpumem_cg_free(n);
 	}
 	spin_unlock(&gpumem_limits_lock);
 }
@@ -781,6 +815,7 @@ void gpumem_limits_exit(void)
 		hash_del(&n->hnode);
 		kfree(n);
 	}
+	gpumem_cg_kept = 0;
 	spin_unlock(&gpumem_limits_lock);
 	xa_destroy(&gpumem_limits_devs);
 }

@@ -74,12 +74,18 @@ struct gpumem_proc_usage {
 	unsigned long idle_since;
 };
 
-/* How long an unused node of a live process is kept for its reuse. */
-#define GPUMEM_PU_IDLE	(5 * HZ)
+/*
+ * How long an unused node of a live process is kept for its reuse, and how
+ * many are kept at most (a tenant forking allocators must not fill the hash
+ * with them: beyond that, an unused node is freed at once, as without reuse).
+ */
+#define GPUMEM_PU_IDLE		(5 * HZ)
+#define GPUMEM_PU_IDLE_MAX	1024
 
 static DEFINE_SPINLOCK(gpumem_pu_lock);
 static DEFINE_HASHTABLE(gpumem_pu_hash, 9);	/* under gpumem_pu_lock */
 static size_t gpumem_pu_nodes;			/* in use; under gpumem_pu_lock */
+static size_t gpumem_pu_unused;			/* kept; under gpumem_pu_lock */
 static void gpumem_pu_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_pu_reap_work, gpumem_pu_reap_fn);
 
@@ -122,6 +128,8 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 	for (;;) {
 		spin_lock(&gpumem_pu_lock);
 		pu = gpumem_pu_find(pid, minor);
+		if (pu && !pu->refs)
+			gpumem_pu_unused--;	/* kept unused until now */
 		if (!pu && fresh) {
 			pu = fresh;
 			fresh = NULL;
@@ -158,7 +166,9 @@ static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
 	if (!--pu->refs) {
 		WARN_ON_ONCE(pu->bos);
 		gpumem_pu_nodes--;
-		if (pid_has_task(pu->pid, PIDTYPE_TGID)) {
+		if (gpumem_pu_unused < GPUMEM_PU_IDLE_MAX &&
+		    pid_has_task(pu->pid, PIDTYPE_TGID)) {
+			gpumem_pu_unused++;
 			memset(pu->bytes, 0, sizeof(pu->bytes));
 			pu->bos = 0;
 			memset(pu->leak, 0, sizeof(pu->leak));
@@ -199,6 +209,7 @@ static bool gpumem_pu_reap(bool all)
 			continue;
 		}
 		hash_del(&pu->hnode);
+		gpumem_pu_unused--;
 		hlist_add_head(&pu->hnode, &dead);
 	}
 	spin_unlock(&gpumem_pu_lock);
