@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpumem debugfs: /sys/kernel/debug/gpumem/{devices,processes,charged,
- * fragmentation,buffers,stats,quotas,orphans}.
+ * fragmentation,buffers,stats,quotas,orphans,leaks}.
  *
  * A thin face over the snapshot: open() takes one snapshot, reads print it
  * row by row through seq_file, release() frees it. Files are 0444 so they
@@ -19,6 +19,7 @@
 #include "fault_inject.h"
 #include "limits.h"
 #include "debugfs.h"
+#include "leak.h"
 #include "orphans.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -421,6 +422,8 @@ void gpumem_debugfs_init(void)
 			    &gpumem_quotas_fops);
 	debugfs_create_file("orphans", 0444, gpumem_debugfs_dir, NULL,
 			    &gpumem_orphans_fops);
+	debugfs_create_file("leaks", 0444, gpumem_debugfs_dir, NULL,
+			    &gpumem_leaks_fops);
 	gpumem_fault_debugfs_init(gpumem_debugfs_dir);
 }
 

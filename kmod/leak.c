@@ -23,17 +23,29 @@
  *
  * Events go through events.c (numbered, lost ones seen as gaps) with one
  * rate limit for all leak events (event_rate, event_burst).
+ *
+ * The suspects now (a counter stays one until its floor falls back) are
+ * listed, without changing anything, by gpumem_leak_list_take(): debugfs
+ * `leaks` and netlink leak-get (CAP_NET_ADMIN: host pids and paths).
  */
 #include <linux/cgroup.h>
+#include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/pid.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "../uapi/gpumem.h"
+#include "cgroup_lookup.h"
+#include "classify.h"
 #include "events.h"
 #include "leak.h"
 #include "limits.h"
@@ -151,19 +163,25 @@ bool gpumem_leak_window_end(struct gpumem_leak_state *st, u64 usage,
 		st->rises = 0;
 		st->suspect = false;
 		st->pending = false;
+		st->span = 0;
 		return false;
 	}
 	if (floor > st->prev && floor - st->prev > p->slack) {
 		/* a suspect's base stays until it falls back there */
-		if (!st->rises && !st->suspect)
+		if (!st->rises && !st->suspect) {
 			st->base = st->prev;
+			st->span = 0;
+		}
 		st->prev = floor;
 		if (st->rises < U32_MAX)
 			st->rises++;
+		if (st->span < U32_MAX)
+			st->span++;
 		if (st->rises < p->windows || st->suspect)
 			return false;
 		st->suspect = true;
 		st->pending = true;
+		st->since = jiffies;
 		return true;
 	}
 	st->rises = 0;
@@ -171,6 +189,10 @@ bool gpumem_leak_window_end(struct gpumem_leak_state *st, u64 usage,
 	/* fallen back to where the suspect rise began: a new episode may come */
 	if (st->suspect && (floor <= st->base || floor - st->base <= p->slack))
 		st->suspect = false;
+	if (!st->suspect)
+		st->span = 0;
+	else if (st->span < U32_MAX)
+		st->span++;
 	return false;
 }
 
@@ -192,6 +214,31 @@ bool gpumem_leak_collect(struct gpumem_leak_state *st, u64 usage,
 	hit->usage = usage;
 	hit->growth = st->prev - st->base;
 	hit->windows = st->rises;
+	return true;
+}
+
+/**
+ * gpumem_leak_describe() - a counter's figures while it is a suspect, for
+ *	the listing (nothing changes)
+ * @st: the counter's state (under the counter's lock)
+ * @usage: the counter's value now
+ * @hit: filled in with @usage, the growth of the floor since the rise began,
+ *	the windows since then and the time since it became a suspect (the
+ *	caller fills in whose counter it is)
+ *
+ * Return: true when the counter is a suspect now: its floor rose for
+ *	leak_windows windows in a row and has not fallen back to where the
+ *	rise began.
+ */
+bool gpumem_leak_describe(const struct gpumem_leak_state *st, u64 usage,
+			  struct gpumem_leak_hit *hit)
+{
+	if (!st->suspect)
+		return false;
+	hit->usage = usage;
+	hit->growth = st->prev > st->base ? st->prev - st->base : 0;
+	hit->windows = st->span;
+	hit->since_ms = jiffies_to_msecs(jiffies - st->since);
 	return true;
 }
 
@@ -263,6 +310,209 @@ static void gpumem_leak_fn(struct work_struct *work)
 	kfree(hits);
 	queue_delayed_work(system_wq, &gpumem_leak_work, msecs_to_jiffies(ms));
 }
+
+/* Listing order: device, region, processes (by pid) before cgroups (by id). */
+static int gpumem_leak_row_cmp(const void *a, const void *b)
+{
+	const struct gpumem_leak_row *x = a, *y = b;
+
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	if (!x->pid != !y->pid)
+		return x->pid ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->cgid != y->cgid)
+		return x->cgid < y->cgid ? -1 : 1;
+	return 0;
+}
+
+/* Tries at copying every suspect while counters keep becoming suspects. */
+#define GPUMEM_LEAK_LIST_TRIES	4
+
+/*
+ * Copy every suspect, processes' then cgroups'; *@hitsp is kvmalloc'ed and
+ * each process hit holds a reference on its pid. Returns their number.
+ */
+static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
+{
+	struct gpumem_leak_hit *hits = NULL;
+	size_t cap = GPUMEM_LEAK_BATCH, np, nc, i;
+	int tries;
+
+	for (tries = 0; tries < GPUMEM_LEAK_LIST_TRIES; tries++) {
+		hits = kvcalloc(cap, sizeof(*hits), GFP_KERNEL);
+		if (!hits)
+			return -ENOMEM;
+		np = gpumem_proc_usage_suspects(hits, cap);
+		nc = gpumem_limits_suspects(hits + min(np, cap),
+					    cap - min(np, cap));
+		if (np + nc <= cap) {
+			*hitsp = hits;
+			return np + nc;
+		}
+		for (i = 0; i < min(np, cap); i++)
+			put_pid(hits[i].pid);
+		kvfree(hits);
+		cap = np + nc + GPUMEM_LEAK_BATCH;
+	}
+	return -EAGAIN;
+}
+
+/**
+ * gpumem_leak_list_take() - list the leak suspects now
+ *
+ * A suspect is a process's usage, or a cgroup's own processes' usage, on one
+ * device and region whose floor rose for leak_windows windows in a row and
+ * has not fallen back to where the rise began. Nothing changes: no event is
+ * raised or consumed. Pids and cgroup paths are the host's. Empty while
+ * detection is off (leak_window_ms 0).
+ *
+ * Context: process context; may sleep.
+ * Return: the list (gpumem_leak_list_free() it) or an ERR_PTR: -ENOMEM, or
+ *	-EAGAIN when counters kept becoming suspects faster than they could
+ *	be copied.
+ */
+struct gpumem_leak_list *gpumem_leak_list_take(void)
+{
+	struct gpumem_leak_hit *hits = NULL;
+	struct gpumem_leak_list *list;
+	u32 ms = READ_ONCE(leak_window_ms);
+	char *path = NULL;
+	long n = 0, i;
+
+	if (ms) {
+		n = gpumem_leak_gather(&hits);
+		if (n < 0)
+			return ERR_PTR(n);
+	}
+	list = kvzalloc(struct_size(list, rows, n), GFP_KERNEL);
+	if (n)
+		path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!list || (n && !path)) {
+		for (i = 0; i < n; i++)
+			put_pid(hits[i].pid);
+		kvfree(hits);
+		kvfree(list);
+		kfree(path);
+		return ERR_PTR(-ENOMEM);
+	}
+	list->window_ms = ms;
+	list->nr = n;
+	for (i = 0; i < n; i++) {
+		struct gpumem_leak_row *row = &list->rows[i];
+		struct gpumem_leak_hit *hit = &hits[i];
+		u64 span_ms = (u64)ms * hit->windows;
+		struct task_struct *task;
+
+		row->cgid = hit->cgid;
+		if (hit->pid) {
+			row->pid = pid_nr(hit->pid);
+			memcpy(row->comm, hit->comm, sizeof(row->comm));
+			rcu_read_lock();	/* the task's css_set */
+			task = pid_task(hit->pid, PIDTYPE_TGID);
+			row->cgid = task ? cgroup_id(task_dfl_cgroup(task)) : 0;
+			rcu_read_unlock();
+			put_pid(hit->pid);
+		}
+		row->minor = hit->minor;
+		row->region = hit->region;
+		row->usage = hit->usage;
+		row->growth = hit->growth;
+		row->rate = span_ms ? div64_u64(hit->growth * 1000, span_ms) : 0;
+		row->windows = hit->windows;
+		row->since_ms = hit->since_ms;
+		/* without memory for the path the row says it has none */
+		if (row->cgid && gpumem_cgroup_path(row->cgid, path, PATH_MAX))
+			row->cgroup = kstrdup(path, GFP_KERNEL);
+	}
+	kfree(path);
+	kvfree(hits);
+	sort(list->rows, n, sizeof(list->rows[0]), gpumem_leak_row_cmp, NULL);
+	return list;
+}
+
+/**
+ * gpumem_leak_list_free() - free a list from gpumem_leak_list_take()
+ * @list: the list (may be NULL)
+ */
+void gpumem_leak_list_free(struct gpumem_leak_list *list)
+{
+	size_t i;
+
+	if (!list)
+		return;
+	for (i = 0; i < list->nr; i++)
+		kfree(list->rows[i].cgroup);
+	kvfree(list);
+}
+
+/* Characters that would break the whitespace-separated columns. */
+#define GPUMEM_LEAKS_ESC " \t\n\\"
+
+/* The list is taken once, at open (seq_file may call show again). */
+static int gpumem_leaks_show(struct seq_file *m, void *v)
+{
+	const struct gpumem_leak_list *list = m->private;
+	size_t i;
+
+	seq_puts(m, "device region pid comm cgroup_id cgroup usage growth rate windows since_ms\n");
+	for (i = 0; i < list->nr; i++) {
+		const struct gpumem_leak_row *row = &list->rows[i];
+
+		seq_printf(m, "card%d %s ", row->minor,
+			   gpumem_region_name(row->region));
+		if (row->pid) {
+			seq_printf(m, "%d ", row->pid);
+			seq_escape(m, row->comm[0] ? row->comm : "?",
+				   GPUMEM_LEAKS_ESC);
+		} else {
+			seq_puts(m, "- -");
+		}
+		seq_printf(m, " %llu ", row->cgid);
+		if (row->cgroup)
+			seq_escape(m, row->cgroup, GPUMEM_LEAKS_ESC);
+		else
+			seq_putc(m, '-');
+		seq_printf(m, " %llu %llu %llu %u %u\n", row->usage,
+			   row->growth, row->rate, row->windows,
+			   row->since_ms);
+	}
+	return 0;
+}
+
+static int gpumem_leaks_open(struct inode *inode, struct file *file)
+{
+	struct gpumem_leak_list *list;
+	int ret;
+
+	list = gpumem_leak_list_take();
+	if (IS_ERR(list))
+		return PTR_ERR(list);
+	ret = single_open(file, gpumem_leaks_show, list);
+	if (ret)
+		gpumem_leak_list_free(list);
+	return ret;
+}
+
+static int gpumem_leaks_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	gpumem_leak_list_free(m->private);
+	return single_release(inode, file);
+}
+
+/* /sys/kernel/debug/gpumem/leaks (created by debugfs.c) */
+const struct file_operations gpumem_leaks_fops = {
+	.owner = THIS_MODULE,
+	.open = gpumem_leaks_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = gpumem_leaks_release,
+};
 
 /**
  * gpumem_leak_init() - start the windows (when leak_window_ms is not 0)

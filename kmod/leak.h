@@ -6,6 +6,7 @@
 #ifndef GPUMEM_LEAK_H
 #define GPUMEM_LEAK_H
 
+#include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -20,6 +21,8 @@ struct pid;
  * @suspect: an event was raised for this rise; none again until the floor
  *	falls back to @base
  * @pending: an event is due and not yet collected
+ * @span: windows since the current rise began (0 when none is going on)
+ * @since: jiffies when it became a suspect (valid while @suspect)
  *
  * Kept in the counter's own record and protected by its lock; all zero is
  * the state of a counter created empty.
@@ -31,6 +34,8 @@ struct gpumem_leak_state {
 	u32 rises;
 	bool suspect;
 	bool pending;
+	u32 span;
+	unsigned long since;
 };
 
 /**
@@ -55,6 +60,7 @@ struct gpumem_leak_params {
  * @usage: bytes charged when collected
  * @growth: how much the floor rose over @windows windows
  * @windows: the windows it rose over
+ * @since_ms: listing only, milliseconds since it became a suspect
  */
 struct gpumem_leak_hit {
 	struct pid *pid;
@@ -65,6 +71,49 @@ struct gpumem_leak_hit {
 	u64 usage;
 	u64 growth;
 	u32 windows;
+	u32 since_ms;
+};
+
+/**
+ * struct gpumem_leak_row - one current suspect, as listed (debugfs `leaks`,
+ *	netlink leak-get)
+ * @pid: the process (host pid), or 0 for a cgroup's own usage
+ * @comm: the process's command name ("" for a cgroup)
+ * @cgid: the process's cgroup now (0 when it has exited), or the cgroup
+ * @cgroup: @cgid's host path (kmalloc'ed), or NULL when it has none
+ * @minor: the device
+ * @region: enum gpumem_region
+ * @usage: bytes charged now
+ * @growth: how much the floor rose since the rise began
+ * @rate: @growth per second over the windows since the rise began
+ * @windows: the windows since the rise began
+ * @since_ms: milliseconds since it became a suspect
+ */
+struct gpumem_leak_row {
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	u64 cgid;
+	char *cgroup;
+	int minor;
+	u8 region;
+	u64 usage;
+	u64 growth;
+	u64 rate;
+	u32 windows;
+	u32 since_ms;
+};
+
+/**
+ * struct gpumem_leak_list - the suspects now, sorted by device, region,
+ *	process (processes first) and cgroup
+ * @window_ms: the window length they were judged with (0: detection off)
+ * @nr: the number of @rows
+ * @rows: the suspects
+ */
+struct gpumem_leak_list {
+	u32 window_ms;
+	size_t nr;
+	struct gpumem_leak_row rows[];
 };
 
 /* Suspects collected per pass under a counter lock. */
@@ -85,7 +134,13 @@ bool gpumem_leak_window_end(struct gpumem_leak_state *st, u64 usage,
 			    const struct gpumem_leak_params *p);
 bool gpumem_leak_collect(struct gpumem_leak_state *st, u64 usage,
 			 struct gpumem_leak_hit *hit);
+bool gpumem_leak_describe(const struct gpumem_leak_state *st, u64 usage,
+			  struct gpumem_leak_hit *hit);
+struct gpumem_leak_list *gpumem_leak_list_take(void);
+void gpumem_leak_list_free(struct gpumem_leak_list *list);
 void gpumem_leak_init(void);
 void gpumem_leak_exit(void);
+
+extern const struct file_operations gpumem_leaks_fops;
 
 #endif /* GPUMEM_LEAK_H */

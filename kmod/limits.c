@@ -796,6 +796,45 @@ size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
 }
 
 /**
+ * gpumem_limits_suspects() - copy the cgroups' own usages that are leak
+ *	suspects now
+ * @hits: room for @max suspects (no pid: a cgroup's)
+ * @max: their number
+ *
+ * Nothing changes: the detector's state is only read. One pass under the
+ * lock, O(counters).
+ *
+ * Context: process context (takes gpumem_limits_lock).
+ * Return: the number of suspects; only the first @max were copied when more.
+ */
+size_t gpumem_limits_suspects(struct gpumem_leak_hit *hits, size_t max)
+{
+	struct gpumem_cg_node *n;
+	size_t nhits = 0;
+	int bkt;
+
+	spin_lock(&gpumem_limits_lock);
+	hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
+		struct gpumem_leak_hit hit;
+
+		if (n->row.minor == GPUMEM_ALL_DEVICES || gpumem_cg_unused(n) ||
+		    !gpumem_leak_describe(&n->leak, n->self, &hit))
+			continue;
+		if (nhits < max) {
+			hit.pid = NULL;
+			hit.cgid = n->row.cgid;
+			hit.comm[0] = '\0';
+			hit.minor = n->row.minor;
+			hit.region = n->row.region;
+			hits[nhits] = hit;
+		}
+		nhits++;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	return nhits;
+}
+
+/**
  * gpumem_limits_exit() - free every counter and limit
  *
  * Context: module exit, after every charge was given back.

@@ -99,6 +99,7 @@ int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only);
 size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
 			   struct gpumem_leak_hit *hits, size_t max);
+size_t gpumem_limits_suspects(struct gpumem_leak_hit *hits, size_t max);
 void gpumem_limits_exit(void);
 
 #endif /* GPUMEM_LIMITS_H */

@@ -26,6 +26,7 @@
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
+#include "leak.h"
 #include "netlink.h"
 #include "netlink_gen.h"
 #include "orphans.h"
@@ -1223,6 +1224,78 @@ int gpumem_nl_orphan_get_dumpit(struct sk_buff *skb,
 		if (gpumem_nl_fill_orphan(skb, o, &o->rows[i],
 					  NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq))
+			break;
+	cb->args[1] = i;
+	return skb->len;
+}
+
+/* -- leak suspects (admin only: host pids and cgroup paths) -- */
+
+int gpumem_nl_leak_get_start(struct netlink_callback *cb)
+{
+	struct gpumem_leak_list *list;
+
+	list = gpumem_leak_list_take();
+	if (IS_ERR(list))
+		return PTR_ERR(list);
+	cb->args[0] = (long)list;
+	cb->args[1] = 0;
+	return 0;
+}
+
+int gpumem_nl_leak_get_done(struct netlink_callback *cb)
+{
+	gpumem_leak_list_free((struct gpumem_leak_list *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+static int gpumem_nl_fill_leak(struct sk_buff *skb,
+			       const struct gpumem_leak_list *list,
+			       const struct gpumem_leak_row *row,
+			       u32 portid, u32 seq)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &gpumem_nl_family, NLM_F_MULTI,
+			  GPUMEM_CMD_LEAK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPUMEM_A_LEAK_DEV_ID, row->minor) ||
+	    nla_put_u32(skb, GPUMEM_A_LEAK_REGION, row->region) ||
+	    (row->pid &&
+	     (nla_put_u32(skb, GPUMEM_A_LEAK_PID, row->pid) ||
+	      nla_put_string(skb, GPUMEM_A_LEAK_COMM, row->comm))) ||
+	    (row->cgid &&
+	     gpumem_nl_put_u64(skb, GPUMEM_A_LEAK_CGROUP_ID, row->cgid,
+			       GPUMEM_A_LEAK_PAD)) ||
+	    (row->cgroup &&
+	     nla_put_string(skb, GPUMEM_A_LEAK_CGROUP_PATH, row->cgroup)) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_LEAK_USAGE, row->usage,
+			      GPUMEM_A_LEAK_PAD) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_LEAK_GROWTH, row->growth,
+			      GPUMEM_A_LEAK_PAD) ||
+	    gpumem_nl_put_u64(skb, GPUMEM_A_LEAK_RATE, row->rate,
+			      GPUMEM_A_LEAK_PAD) ||
+	    nla_put_u32(skb, GPUMEM_A_LEAK_WINDOW_MS, list->window_ms) ||
+	    nla_put_u32(skb, GPUMEM_A_LEAK_WINDOWS, row->windows) ||
+	    nla_put_u32(skb, GPUMEM_A_LEAK_SINCE_MS, row->since_ms)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int gpumem_nl_leak_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct gpumem_leak_list *list = (void *)cb->args[0];
+	long i;
+
+	for (i = cb->args[1]; i < list->nr; i++)
+		if (gpumem_nl_fill_leak(skb, list, &list->rows[i],
+					NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq))
 			break;
 	cb->args[1] = i;
 	return skb->len;

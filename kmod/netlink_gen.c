@@ -144,6 +144,13 @@ static const struct genl_ops gpumem_nl_ops[] = {
 		.done	= gpumem_nl_orphan_get_done,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= GPUMEM_CMD_LEAK_GET,
+		.start	= gpumem_nl_leak_get_start,
+		.dumpit	= gpumem_nl_leak_get_dumpit,
+		.done	= gpumem_nl_leak_get_done,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group gpumem_nl_mcgrps[] = {

@@ -18,9 +18,11 @@ int gpumem_nl_buf_get_start(struct netlink_callback *cb);
 int gpumem_nl_limit_get_start(struct netlink_callback *cb);
 int gpumem_nl_cgroup_get_start(struct netlink_callback *cb);
 int gpumem_nl_orphan_get_start(struct netlink_callback *cb);
+int gpumem_nl_leak_get_start(struct netlink_callback *cb);
 int gpumem_nl_dump_done(struct netlink_callback *cb);
 int gpumem_nl_rows_done(struct netlink_callback *cb);
 int gpumem_nl_orphan_get_done(struct netlink_callback *cb);
+int gpumem_nl_leak_get_done(struct netlink_callback *cb);
 
 int gpumem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpumem_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -36,6 +38,7 @@ int gpumem_nl_cgroup_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
 int gpumem_nl_orphan_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
+int gpumem_nl_leak_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	GPUMEM_NLGRP_EVENTS,

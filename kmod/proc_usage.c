@@ -497,6 +497,48 @@ size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 }
 
 /**
+ * gpumem_proc_usage_suspects() - copy the counters that are leak suspects now
+ * @hits: room for @max suspects; each copied has a reference on its pid
+ * @max: their number
+ *
+ * Nothing changes: the detector's state is only read. One pass under the
+ * lock, O(processes x devices).
+ *
+ * Context: process context (takes gpumem_pu_lock).
+ * Return: the number of suspects; only the first @max were copied when more.
+ */
+size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max)
+{
+	struct gpumem_proc_usage *pu;
+	size_t n = 0;
+	int bkt, r;
+
+	spin_lock(&gpumem_pu_lock);
+	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+		if (!pu->refs)
+			continue;	/* unused: counts as no node */
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
+			struct gpumem_leak_hit hit;
+
+			if (!gpumem_leak_describe(&pu->leak[r], pu->bytes[r],
+						  &hit))
+				continue;
+			if (n < max) {
+				hit.pid = get_pid(pu->pid);
+				hit.cgid = 0;
+				memcpy(hit.comm, pu->comm, sizeof(hit.comm));
+				hit.minor = pu->minor;
+				hit.region = r;
+				hits[n] = hit;
+			}
+			n++;
+		}
+	}
+	spin_unlock(&gpumem_pu_lock);
+	return n;
+}
+
+/**
  * gpumem_proc_usage_exit() - free the unused counters kept for reuse, and
  *	check that every counter was released
  *

@@ -53,6 +53,7 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 			   const struct gpumem_snap_filter *filter);
 size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 			       struct gpumem_leak_hit *hits, size_t max);
+size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max);
 void gpumem_proc_usage_exit(void);
 
 #endif /* GPUMEM_PROC_USAGE_H */

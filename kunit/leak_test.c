@@ -185,6 +185,50 @@ static void lk_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.prev, 3 * LK_MIB);
 }
 
+/*
+ * The listing's view of a suspect: growth and windows since the rise began,
+ * kept while it rises on and while it holds; gone once it falls back.
+ * Describing changes nothing.
+ */
+static void lk_describe(struct kunit *test)
+{
+	static const u64 tops[] = {
+		LK_MIB, 2 * LK_MIB, 3 * LK_MIB, 4 * LK_MIB,	/* the event */
+		5 * LK_MIB, 6 * LK_MIB,			/* rises on */
+		6 * LK_MIB,				/* holds */
+	};
+	struct gpumem_leak_state st = {}, before;
+	struct gpumem_leak_hit hit = {};
+	u64 fired[ARRAY_SIZE(tops)], usage = 0;
+
+	KUNIT_ASSERT_EQ(test, lk_run(&st, tops, 3, fired), 0U);
+	KUNIT_EXPECT_FALSE(test, gpumem_leak_describe(&st, 3 * LK_MIB, &hit));
+	KUNIT_ASSERT_EQ(test, lk_run(&st, tops + 3, 1, fired), 1U);
+	before = st;
+	KUNIT_ASSERT_TRUE(test, gpumem_leak_describe(&st, 4 * LK_MIB, &hit));
+	KUNIT_EXPECT_EQ(test, hit.usage, 4 * LK_MIB);
+	KUNIT_EXPECT_EQ(test, hit.growth, 3 * LK_MIB);
+	KUNIT_EXPECT_EQ(test, hit.windows, 3U);
+	KUNIT_EXPECT_LE(test, hit.since_ms, 1000U);
+	KUNIT_EXPECT_EQ(test, memcmp(&before, &st, sizeof(st)), 0);
+	/* still pending for the event: describing took nothing */
+	KUNIT_EXPECT_TRUE(test, st.pending);
+	usage = 4 * LK_MIB;
+	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[4], 1));
+	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[5], 1));
+	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[6], 1));
+	KUNIT_ASSERT_TRUE(test, gpumem_leak_describe(&st, usage, &hit));
+	/* floors 0..5 MiB: 5 MiB over the 6 windows since the rise began */
+	KUNIT_EXPECT_EQ(test, hit.growth, 5 * LK_MIB);
+	KUNIT_EXPECT_EQ(test, hit.windows, 6U);
+	/* all freed: no suspect any more, and no rise going on */
+	usage = 0;
+	gpumem_leak_note(&st, 0);
+	KUNIT_EXPECT_FALSE(test, gpumem_leak_window_end(&st, 0, &lk_params));
+	KUNIT_EXPECT_FALSE(test, gpumem_leak_describe(&st, 0, &hit));
+	KUNIT_EXPECT_EQ(test, st.span, 0U);
+}
+
 /* A process's counters on a device: one suspect, with its pid */
 static void lk_process_counters(struct kunit *test)
 {
@@ -213,8 +257,30 @@ static void lk_process_counters(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, found, 1U);
+	/* listed while a suspect, with its pid; reading changes nothing */
+	n = gpumem_proc_usage_suspects(hits, ARRAY_SIZE(hits));
+	for (i = 0, found = 0; i < min_t(size_t, n, ARRAY_SIZE(hits)); i++) {
+		if (hits[i].pid == me && hits[i].minor == LK_DEV) {
+			found++;
+			KUNIT_EXPECT_EQ(test, hits[i].usage, 5 * LK_MIB);
+			KUNIT_EXPECT_EQ(test, hits[i].growth, 4 * LK_MIB);
+			KUNIT_EXPECT_EQ(test, hits[i].windows, 4U);
+		}
+		put_pid(hits[i].pid);
+	}
+	KUNIT_EXPECT_EQ(test, found, 1U);
 	for (w = 0; w < ARRAY_SIZE(pu); w++)
 		gpumem_proc_usage_uncharge(pu[w], GPUMEM_REGION_VRAM, LK_MIB);
+	/* freed: the next window end takes it off the list */
+	n = gpumem_proc_usage_leaks(&lk_params, hits, ARRAY_SIZE(hits));
+	for (i = 0; i < n; i++)
+		put_pid(hits[i].pid);
+	n = gpumem_proc_usage_suspects(hits, ARRAY_SIZE(hits));
+	for (i = 0, found = 0; i < min_t(size_t, n, ARRAY_SIZE(hits)); i++) {
+		found += hits[i].pid == me && hits[i].minor == LK_DEV;
+		put_pid(hits[i].pid);
+	}
+	KUNIT_EXPECT_EQ(test, found, 0U);
 }
 
 /*
@@ -255,6 +321,22 @@ static void lk_cgroup_counters(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, child, 1U);
 	KUNIT_EXPECT_EQ(test, other, 0U);
+	/* listed: the child, not the root */
+	n = gpumem_limits_suspects(hits, ARRAY_SIZE(hits));
+	for (i = 0, child = 0, other = 0; i < min_t(size_t, n, ARRAY_SIZE(hits)); i++) {
+		KUNIT_EXPECT_NULL(test, hits[i].pid);
+		if (hits[i].minor != LK_DEV)
+			continue;
+		if (hits[i].cgid == LK_CHILD) {
+			child++;
+			KUNIT_EXPECT_EQ(test, hits[i].usage, 5 * LK_MIB);
+			KUNIT_EXPECT_EQ(test, hits[i].growth, 4 * LK_MIB);
+		} else {
+			other++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, child, 1U);
+	KUNIT_EXPECT_EQ(test, other, 0U);
 	for (w = 0; w < 5; w++)
 		gpumem_limits_uncharge(&req);
 }
@@ -268,6 +350,7 @@ static struct kunit_case gpumem_leak_cases[] = {
 	KUNIT_CASE(lk_interrupted),
 	KUNIT_CASE(lk_second_episode),
 	KUNIT_CASE(lk_reset),
+	KUNIT_CASE(lk_describe),
 	KUNIT_CASE(lk_process_counters),
 	KUNIT_CASE(lk_cgroup_counters),
 	{}

@@ -30,6 +30,8 @@ static const char main_help[] =
 	"                             buffers one process holds (CAP_NET_ADMIN)\n"
 	"  orphans                    memory whose allocating process has exited,\n"
 	"                             and who keeps it now (CAP_NET_ADMIN)\n"
+	"  leaks                      processes and cgroups suspected of leaking\n"
+	"                             now (CAP_NET_ADMIN)\n"
 	"  top [-i SECONDS] [-n FRAMES]\n"
 	"                             refreshing view, sorted by VRAM; q quits\n"
 	"  stats                      counters of gpumem's walker\n"
@@ -68,6 +70,7 @@ static const struct {
 	{ "ps", cmd_ps },
 	{ "buffers", cmd_buffers },
 	{ "orphans", cmd_orphans },
+	{ "leaks", cmd_leaks },
 	{ "top", cmd_top },
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },

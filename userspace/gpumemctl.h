@@ -37,6 +37,7 @@ int cmd_devices(int argc, char **argv, struct gm_opts *o);
 int cmd_ps(int argc, char **argv, struct gm_opts *o);
 int cmd_buffers(int argc, char **argv, struct gm_opts *o);
 int cmd_orphans(int argc, char **argv, struct gm_opts *o);
+int cmd_leaks(int argc, char **argv, struct gm_opts *o);
 int cmd_top(int argc, char **argv, struct gm_opts *o);
 int cmd_stats(int argc, char **argv, struct gm_opts *o);
 int cmd_export(int argc, char **argv, struct gm_opts *o);

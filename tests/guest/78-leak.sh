@@ -8,14 +8,19 @@
 # `gpumemctl watch --json` must show exactly one leak-suspect for the
 # staircase's pid (its comm, cgroup, device, vram) and exactly one for its
 # cgroup (no pid), each with a growth of at least 3 windows x 256 KiB, and
-# none for the sawtooth and the plateau, their pids or cgroups. Invalid
-# values of leak_window_ms and leak_windows are refused and change nothing.
-# The parameters are restored at the end.
+# none for the sawtooth and the plateau, their pids or cgroups. While they
+# run (after the staircase's event), `gpumemctl leaks --json` and debugfs
+# `leaks` list exactly those two suspects among the test's pids and cgroups,
+# with the event's figures; an unprivileged `gpumemctl leaks` is refused
+# (exit 4) and changes nothing; once the staircase has exited it is listed
+# no more. Invalid values of leak_window_ms and leak_windows are refused and
+# change nothing. The parameters are restored at the end.
 # Usage: run by the guest runner (scripts/run-guest.sh SERIES --only '78-*').
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="leak-param-invalid leak-staircase leak-sawtooth leak-plateau"
+CASES="leak-param-invalid leak-staircase leak-sawtooth leak-plateau leak-list
+	leak-list-unpriv leak-list-gone"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -32,24 +37,9 @@ trap 'echo "$nwin0" >"$PAR/leak_windows"; echo "$slack0" >"$PAR/leak_slack";
 	echo "$win0" >"$PAR/leak_window_ms"; _gm_cleanup' EXIT
 
 tc_begin leak-param-invalid
-for p in leak_window_ms leak_windows; do
-	v0=$(cat "$PAR/$p")
-	case $p in
-	leak_window_ms) vals="1 99 86400001 -1 abc 4294967296 1.5" ;;
-	*) vals="0 1 1001 -1 abc 4294967296" ;;
-	esac
-	for v in $vals ""; do
-		if echo "$v" >"$PAR/$p" 2>/dev/null; then
-			tc_fail "$p: writing '$v' succeeded (now $(cat "$PAR/$p"))"
-			echo "$v0" >"$PAR/$p"
-		fi
-		tc_eq "$p after writing '$v'" "$(cat "$PAR/$p")" "$v0"
-	done
-done
-for v in 0 100 86400000 "$win0"; do
-	echo "$v" >"$PAR/leak_window_ms" || tc_fail "leak_window_ms: writing $v failed"
-	tc_eq "leak_window_ms after writing $v" "$(cat "$PAR/leak_window_ms")" "$v"
-done
+param_refuses leak_window_ms 1 99 86400001 -1 abc 4294967296 1.5
+param_refuses leak_windows 0 1 1001 -1 abc 4294967296
+param_accepts leak_window_ms 0 100 86400000 "$win0"
 tc_end
 
 WIN=1000
@@ -80,8 +70,33 @@ in_cg saw "$CG_W" saw -n 2 -s 1M -p 150000 -t "$HOLD" -c gm-leak-saw ||
 	fail_all "sawtooth: $(helper_why saw)"
 in_cg plat "$CG_P" hold -n 4 -s 1M -t "$HOLD" -c gm-leak-plat ||
 	fail_all "plateau: $(helper_why plat)"
+# the suspects now, once the staircase's event came (it is one until its
+# helper exits: its floor never falls back)
+t=0
 # shellcheck disable=SC2154 # set by spawn_cmd through eval
+until grep -q " pid $stair_pid " "$GM_TMP/lw.out" || [ $t -ge $((HOLD * 5)) ]; do
+	sleep 0.2
+	t=$((t + 1))
+done
+"$CTL" leaks --json >"$GM_TMP/leaks.json" 2>"$GM_TMP/leaks.err"
+leaks_rc=$?
+cp /sys/kernel/debug/gpumem/leaks "$GM_TMP/leaks.dbg" 2>"$GM_TMP/leaks.dbg.err"
+leaks_dbg_rc=$?
+"$GM_BIN/gm-nsexec" -u 65534 -- "$CTL" leaks --json >"$GM_TMP/leaks.unpriv" 2>&1
+unpriv_rc=$?
+"$CTL" leaks --json >"$GM_TMP/leaks2.json" 2>&1
+leaks2_rc=$?
+stair_alive=0
+kill -0 "$stair_pid" 2>/dev/null && stair_alive=1
 for p in "$stair_pid" "$saw_pid" "$plat_pid"; do reap "$p" $((HOLD + 60)); done
+# the staircase's buffers are freed: its rows go (a delayed free may lag)
+t=0
+while "$CTL" leaks --json >"$GM_TMP/leaks3.json" 2>&1 &&
+	grep -q -e "\"pid\":$stair_pid," -e "\"cgroup_id\":$(stat -c %i "$CG_S")," \
+		"$GM_TMP/leaks3.json" && [ $t -lt 50 ]; do
+	sleep 0.2
+	t=$((t + 1))
+done
 # two more windows: nothing may come late either
 sleep 2
 w_since "$mark"
@@ -150,6 +165,86 @@ tc_eq "leak-suspect events of the plateau's pid" \
 	"$(echo "$leaks" | grep -c "\"pid\":$plat_pid,")" 0
 tc_eq "leak-suspect events of the plateau's cgroup" \
 	"$(echo "$leaks" | grep -c "\"cgroup_id\":$(stat -c %i "$CG_P"),")" 0
+tc_end
+
+# list_check WHAT LINE: the figures of one listed staircase suspect
+list_check() {
+	_g=$(echo "$2" | jget growth)
+	_u=$(echo "$2" | jget usage)
+	_w=$(echo "$2" | jget windows)
+	tc_num -ge "$1: growth" "$_g" $((NWIN * STEP))
+	tc_num -le "$1: growth" "$_g" $((NSTEP * STEP))
+	tc_eq "$1: growth in whole steps" $(($(num "$_g") % STEP)) 0
+	tc_num -ge "$1: usage" "$_u" "$_g"
+	tc_num -le "$1: usage" "$_u" $((NSTEP * STEP))
+	tc_num -ge "$1: windows" "$_w" "$NWIN"
+	tc_num -le "$1: windows" "$_w" $((HOLD + 5))
+	tc_num -le "$1: since_ms" "$(echo "$2" | jget since_ms)" $(((HOLD + 5) * 1000))
+	[ "$(num "$_w")" -gt 0 ] &&
+		tc_eq "$1: rate (growth per second since the rise began)" \
+			"$(echo "$2" | jget rate)" $(($(num "$_g") * 1000 / ($(num "$_w") * WIN)))
+}
+
+tc_begin leak-list
+log "gpumemctl leaks --json (exit $leaks_rc):"
+sed 's/^/#   /' "$GM_TMP/leaks.json" "$GM_TMP/leaks.err"
+log "debugfs leaks (cp exit $leaks_dbg_rc):"
+sed 's/^/#   /' "$GM_TMP/leaks.dbg" "$GM_TMP/leaks.dbg.err"
+tc_eq "staircase still running when listed" "$stair_alive" 1
+tc_eq "gpumemctl leaks exit status" "$leaks_rc" 0
+mine=$(grep "\"pid\":$stair_pid," "$GM_TMP/leaks.json")
+tc_eq "listed suspects of the staircase's pid" "$(echo "$mine" | grep -c .)" 1
+if [ -n "$mine" ]; then
+	ev_check "$mine" comm=gm-leak-stair cgroup=/gm-leak-stair cgroup_id="$cgid_s" \
+		device="$qxl" region=vram window_ms="$WIN"
+	list_check "listed process" "$mine"
+fi
+cgl=$(grep '"pid":null' "$GM_TMP/leaks.json" | grep "\"cgroup_id\":$cgid_s,")
+tc_eq "listed suspects of the staircase's cgroup" "$(echo "$cgl" | grep -c .)" 1
+if [ -n "$cgl" ]; then
+	ev_check "$cgl" comm=null cgroup=/gm-leak-stair device="$qxl" region=vram \
+		window_ms="$WIN"
+	list_check "listed cgroup" "$cgl"
+fi
+for p in "$saw_pid" "$plat_pid"; do
+	tc_eq "listed suspects of pid $p (sawtooth or plateau)" \
+		"$(grep -c "\"pid\":$p," "$GM_TMP/leaks.json")" 0
+done
+for c in "$CG_W" "$CG_P"; do
+	tc_eq "listed suspects of cgroup $c" \
+		"$(grep -c "\"cgroup_id\":$(stat -c %i "$c")," "$GM_TMP/leaks.json")" 0
+done
+# debugfs: the same two rows (figures read a moment apart: their shape)
+tc_eq "debugfs leaks: header" "$(head -n1 "$GM_TMP/leaks.dbg")" \
+	"device region pid comm cgroup_id cgroup usage growth rate windows since_ms"
+tc_eq "debugfs leaks: the staircase's pid" \
+	"$(grep -Ec "^$qxl vram $stair_pid gm-leak-stair $cgid_s /gm-leak-stair [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+\$" "$GM_TMP/leaks.dbg")" 1
+tc_eq "debugfs leaks: the staircase's cgroup" \
+	"$(grep -Ec "^$qxl vram - - $cgid_s /gm-leak-stair [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+\$" "$GM_TMP/leaks.dbg")" 1
+tc_eq "debugfs leaks: rows of the sawtooth and the plateau" \
+	"$(grep -Ec " ($saw_pid|$plat_pid) | ($(stat -c %i "$CG_W")|$(stat -c %i "$CG_P")) " "$GM_TMP/leaks.dbg")" 0
+tc_end
+
+tc_begin leak-list-unpriv
+log "gpumemctl leaks as uid 65534 (exit $unpriv_rc): $(cat "$GM_TMP/leaks.unpriv")"
+tc_eq "gpumemctl leaks as uid 65534: exit status (permission denied)" "$unpriv_rc" 4
+tc_eq "gpumemctl leaks as uid 65534: rows printed" \
+	"$(grep -c '"pid"' "$GM_TMP/leaks.unpriv")" 0
+# reading changed nothing: the suspects are still listed, and no second
+# event came for them (leak-staircase counts the events)
+tc_eq "gpumemctl leaks again: exit status" "$leaks2_rc" 0
+tc_eq "listed again: the staircase's pid" "$(grep -c "\"pid\":$stair_pid," "$GM_TMP/leaks2.json")" 1
+tc_eq "listed again: the staircase's cgroup" \
+	"$(grep '"pid":null' "$GM_TMP/leaks2.json" | grep -c "\"cgroup_id\":$cgid_s,")" 1
+tc_end
+
+tc_begin leak-list-gone
+log "gpumemctl leaks --json after the helpers exited:"
+sed 's/^/#   /' "$GM_TMP/leaks3.json"
+tc_eq "listed suspects of the staircase's pid after its exit" \
+	"$(grep -c "\"pid\":$stair_pid," "$GM_TMP/leaks3.json")" 0
+tc_eq "listed suspects of the staircase's cgroup after its exit" \
+	"$(grep -c "\"cgroup_id\":$cgid_s," "$GM_TMP/leaks3.json")" 0
 tc_end
 
 finish

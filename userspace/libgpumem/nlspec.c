@@ -265,6 +265,37 @@ const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1] = {
 	[GPUMEM_A_ORPHAN_PAD] = "pad",
 };
 
+const struct nla_policy gm_spec_leak_policy[GPUMEM_A_LEAK_MAX + 1] = {
+	[GPUMEM_A_LEAK_DEV_ID] = { .type = NLA_U32 },
+	[GPUMEM_A_LEAK_REGION] = { .type = NLA_U32 },
+	[GPUMEM_A_LEAK_PID] = { .type = NLA_U32 },
+	[GPUMEM_A_LEAK_COMM] = { .type = NLA_STRING },
+	[GPUMEM_A_LEAK_CGROUP_ID] = { .type = NLA_U64 },
+	[GPUMEM_A_LEAK_CGROUP_PATH] = { .type = NLA_STRING },
+	[GPUMEM_A_LEAK_USAGE] = { .type = NLA_U64 },
+	[GPUMEM_A_LEAK_GROWTH] = { .type = NLA_U64 },
+	[GPUMEM_A_LEAK_RATE] = { .type = NLA_U64 },
+	[GPUMEM_A_LEAK_WINDOW_MS] = { .type = NLA_U32 },
+	[GPUMEM_A_LEAK_WINDOWS] = { .type = NLA_U32 },
+	[GPUMEM_A_LEAK_SINCE_MS] = { .type = NLA_U32 },
+};
+
+const char *const gm_spec_leak_names[GPUMEM_A_LEAK_MAX + 1] = {
+	[GPUMEM_A_LEAK_DEV_ID] = "dev-id",
+	[GPUMEM_A_LEAK_REGION] = "region",
+	[GPUMEM_A_LEAK_PID] = "pid",
+	[GPUMEM_A_LEAK_COMM] = "comm",
+	[GPUMEM_A_LEAK_CGROUP_ID] = "cgroup-id",
+	[GPUMEM_A_LEAK_CGROUP_PATH] = "cgroup-path",
+	[GPUMEM_A_LEAK_USAGE] = "usage",
+	[GPUMEM_A_LEAK_GROWTH] = "growth",
+	[GPUMEM_A_LEAK_RATE] = "rate",
+	[GPUMEM_A_LEAK_WINDOW_MS] = "window-ms",
+	[GPUMEM_A_LEAK_WINDOWS] = "windows",
+	[GPUMEM_A_LEAK_SINCE_MS] = "since-ms",
+	[GPUMEM_A_LEAK_PAD] = "pad",
+};
+
 const char *gm_spec_attr_name(unsigned int cmd, int type)
 {
 	switch (cmd) {
@@ -283,6 +314,8 @@ const char *gm_spec_attr_name(unsigned int cmd, int type)
 		return type > 0 && type <= GPUMEM_A_LIMIT_MAX ? gm_spec_limit_names[type] : NULL;
 	case GPUMEM_CMD_ORPHAN_GET:
 		return type > 0 && type <= GPUMEM_A_ORPHAN_MAX ? gm_spec_orphan_names[type] : NULL;
+	case GPUMEM_CMD_LEAK_GET:
+		return type > 0 && type <= GPUMEM_A_LEAK_MAX ? gm_spec_leak_names[type] : NULL;
 	default:
 		return NULL;
 	}

@@ -42,6 +42,8 @@ extern const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1];
 extern const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1];
 extern const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1];
 extern const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1];
+extern const struct nla_policy gm_spec_leak_policy[GPUMEM_A_LEAK_MAX + 1];
+extern const char *const gm_spec_leak_names[GPUMEM_A_LEAK_MAX + 1];
 
 /* the attribute names of the set command CMD uses; NULL for another CMD */
 const char *gm_spec_attr_name(unsigned int cmd, int type);
