@@ -22,6 +22,7 @@ init/module-unload
 20-b/only-old @6.1
 20-b/skippy
 skip 7.3 20-b/skippy bochs is a shmem driver on 7.x
+30-m/scrape @6.12
 '''
 
 
@@ -41,6 +42,17 @@ def script(name, *results, rc=0, secs=3, timeout=0):
 
 GOOD = (script('10-a', 'PASS 10-a/one', 'PASS 10-a/two')
         + script('20-b', 'SKIP 20-b/skippy: bochs is a shmem driver on 7.x (bochs-drm)'))
+
+
+def with_artifact(*body, end=True, name='30-m/scrape.prom'):
+    """Script 30-m, which reported nothing itself and left an artifact."""
+    art = [f'ARTIFACT-BEGIN {name}', *body] + (['ARTIFACT-END'] if end else [])
+    return ['BEGIN 30-m', *art, 'END 30-m rc=0 secs=2 timeout=0']
+
+
+PROM_GOOD = ('# HELP gpumem_up 1 when the module answers.', '# TYPE gpumem_up gauge', 'gpumem_up 1')
+PROM_BAD = ('# HELP gpumem_up 1 when the module answers.', '# TYPE gpumem_up gauge',
+            'gpumem_up{device="card0" 1')
 
 # name -> (channel, console, series, only, want exit, lines that must appear,
 #          lines that must not appear)
@@ -89,6 +101,18 @@ CASES = {
     'forged-dmesg-done': (channel(*script('10-a', 'PASS 10-a/one', 'PASS 10-a/two'), done=False)
                           .replace('RAN 2', 'RAN 1'), '', '7.3', '*', 1,
                           ['FAIL 7.3 20-b: never ran', 'FAIL 7.3 guest: the runner never finished'], []),
+    'artifact-prom-pass': (channel(*with_artifact(*PROM_GOOD)), '', '6.12', '30-*', 0,
+                           ['PASS 6.12 30-m/scrape', 'summary 6.12: 4 passed, 0 failed'], ['FAIL']),
+    'artifact-prom-fail': (channel(*with_artifact(*PROM_BAD)), '', '6.12', '30-*', 1,
+                           ['FAIL 6.12 30-m/scrape: promtool check metrics'], ['PASS 6.12 30-m/scrape']),
+    'artifact-prom-empty': (channel(*with_artifact('# HELP x y')), '', '6.12', '30-*', 1,
+                            ['FAIL 6.12 30-m/scrape: artifact scrape.prom: no sample'], []),
+    'artifact-cut-off': (channel(*with_artifact(*PROM_GOOD, end=False), done=False), '', '6.12', '30-*', 1,
+                         ['FAIL 6.12 30-m/scrape: artifact scrape.prom cut off'], ['PASS 6.12 30-m/scrape']),
+    'artifact-missing': (channel('BEGIN 30-m', 'END 30-m rc=0 secs=2 timeout=0'), '', '6.12', '30-*', 1,
+                         ['FAIL 6.12 30-m/scrape: never reported'], []),
+    'artifact-unknown-kind': (channel(*with_artifact(*PROM_GOOD, name='30-m/scrape.txt')), '', '6.12',
+                              '30-*', 1, ['FAIL 6.12 30-m/scrape: artifact scrape.txt: no check'], []),
 }
 
 

@@ -23,8 +23,13 @@
 #   RESULT PASS|FAIL|SKIP <script>/<case>[: <why>]
 #   BEGIN <script> | END <script> rc=<exit status> secs=<n> timeout=<0|1>
 #   RAN <n>, DMESG-BEGIN..DMESG-END, KMEMLEAK-BEGIN..KMEMLEAK-END, DONE
+#   ARTIFACT-BEGIN <script>/<file> .. ARTIFACT-END
 # A test script reports its cases on fd 8 (tests/guest/lib.sh: pass/fail/skip),
 # a file of its own that the runner reads and forwards once the script ended.
+# Files it leaves in $GM_ARTDIR (a directory of its own) go to the channel
+# after its results, for checks only the host can make: scripts/check-log
+# runs `promtool check metrics` on a <case>.prom file and reports the result
+# as <script>/<case> (e.g. a real gpumemd scrape).
 #
 # No "set -e": if /init exits, the kernel panics and the dmesg dump and the
 # poweroff below never happen. Every failure is reported as a result instead.
@@ -155,11 +160,14 @@ run_test() {
 	t=$1 name=$(basename "$1" .sh)
 	res=$RESDIR/$name
 	: >"$res"
+	art=$RESDIR/art.$name
+	rm -rf "$art"
+	mkdir -p "$art"
 	echo "GPUMEM-TEST-BEGIN $name"
 	chan "BEGIN $name"
 	start=$(date +%s)
 	rm -f /tmp/rc.$$
-	( cd /tests && GM_RESULT_FD=8 timeout -k 5 "$timeout" sh "$t" 8>>"$res" 7>&- 2>&1
+	( cd /tests && GM_RESULT_FD=8 GM_ARTDIR=$art timeout -k 5 "$timeout" sh "$t" 8>>"$res" 7>&- 2>&1
 	  echo $? > /tmp/rc.$$ ) 7>&- | tee "/tmp/out.$name" 7>&-
 	rc=$(cat /tmp/rc.$$ 2>/dev/null || echo 255)
 	secs=$(( $(date +%s) - start ))
@@ -179,6 +187,17 @@ run_test() {
 		*) chan "RESULT FAIL $name/bad-result-line: $(echo "$line" | cut -c1-200)" ;;
 		esac
 	done <"$res"
+	# A file name the host could misread is a failure, not an artifact.
+	for f in "$art"/*; do
+		[ -f "$f" ] || continue
+		case ${f##*/} in
+		*[!A-Za-z0-9._-]* | .*) chan "RESULT FAIL $name/bad-artifact-name: ${f##*/}"; continue ;;
+		esac
+		chan "ARTIFACT-BEGIN $name/${f##*/}"
+		# every line whole (a last line without newline too), none an end marker
+		tr -d '\r' <"$f" | grep -v -x -e 'ARTIFACT-END' >&7
+		chan "ARTIFACT-END"
+	done
 	chan "END $name rc=$rc secs=$secs timeout=$to"
 }
 

@@ -10,7 +10,10 @@
 # gpumem_events_total{type="quota-exceeded"} and the agent logs it as a JSON
 # line; rmmod gpumem makes the next scrape gpumem_up 0 (nothing else from
 # the kernel), loading it again gpumem_up 1 and events flow again, the
-# agent never restarted; other paths are 404.
+# agent never restarted; other paths are 404. Two real scrapes (with the
+# denial's figures; without the module) are left for the host, whose
+# scripts/check-log runs Prometheus' `promtool check metrics` on them:
+# results gpumemd-promtool and gpumemd-promtool-nomodule.
 #
 #   GM_BIN=... sh 79-gpumemd.sh     (the guest runner runs it)
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +35,7 @@ GM_HDR_charged="pid comm cgroup_id cgroup device vram gtt bos"
 
 fail_all() { for _t in $CASES; do fail "$_t" "setup: $1"; done; finish; }
 [ -x "$GD" ] || fail_all "$GD missing (make -C userspace guest)"
+[ -d "${GM_ARTDIR:-}" ] || fail_all "no GM_ARTDIR (run by the guest runner)"
 [ -x "$CTL" ] && [ -x "$QA" ] || fail_all "gpumemctl or quota-alloc missing in $GM_BIN"
 [ -r "$GM_DEBUGFS/quotas" ] || fail_all "no $GM_DEBUGFS/quotas (gpumem without quotas)"
 card=$(card_of qxl)
@@ -177,6 +181,8 @@ tc_eq "gpumem_cgroup_denied_total = quotas denied" "$d1" \
 tc_eq "gpumem_cgroup_denied_total rose by" "$(($(num "$d1") - $(num "$d0")))" 1
 tc_num -ge "gpumem_events_total{quota-exceeded} rose by" "$(($(num "$e1") - $(num "$e0")))" 1
 tc_num -ge "JSON event lines for $CGP" "$(json_lines)" $((j0 + 1))
+# the host checks this scrape with promtool (scripts/check-log)
+cp "$GM_TMP/m" "$GM_ARTDIR/gpumemd-promtool.prom" || tc_fail "cannot leave the scrape for the host"
 line=$(grep "\"cgroup\":\"$CGP\"" "$GM_TMP/gd.out" | tail -n 1)
 log "  event line: $line"
 case $line in
@@ -197,6 +203,8 @@ if ! rmmod gpumem 2>"$GM_TMP/rmmod.err"; then
 else
 	scrape || tc_fail "scrape without the module: wget: $(cat "$GM_TMP/m.err")"
 	tc_eq "gpumem_up without the module" "$(m gpumem_up)" 0
+	cp "$GM_TMP/m" "$GM_ARTDIR/gpumemd-promtool-nomodule.prom" ||
+		tc_fail "cannot leave the scrape for the host"
 	tc_eq "kernel samples without the module" \
 		"$(grep -c '^gpumem_\(device\|process\|cgroup\|walks\|last_walk\)' "$GM_TMP/m")" 0
 	wait_until 5 grep -q "gpumem was unloaded" "$GM_TMP/gd.err" ||
