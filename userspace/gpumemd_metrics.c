@@ -2,7 +2,7 @@
 /*
  * gpumemd_metrics.c - one scrape: a fresh look at the kernel as Prometheus
  * text. The device, process and cgroup families are gpumemctl export's own
- * (the field lists of cmd_devices.c, cmd_ps.c and quota.c, printed by
+ * (the field lists of dev_fields.c, proc_fields.c and quota.c, printed by
  * gm_fields_prom): the same names, labels and values, with pod_uid and
  * container_id added to the process and cgroup series. Counters, the
  * walker's statistics and gpumem_up are written here.
