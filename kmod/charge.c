@@ -46,6 +46,12 @@
  * the walks (sweep, detach) with each other and with gpumem_detaching. The
  * limits' and the process counters' spinlocks nest inside nothing of this
  * file's but RCU.
+ *
+ * Statistics (hook_stats.c, per-CPU counters: no lock): a record that
+ * enters the table counts as charged, one taken out of it (by whoever takes
+ * it out) as uncharged, so charged - uncharged is the table's size once
+ * nothing moves; a placement whose record cannot enter the table counts as
+ * charge_failed (hooks.c counts those gpumem_charge_new() failed).
  */
 #include <linux/cgroup.h>
 #include <linux/jiffies.h>
@@ -61,6 +67,7 @@
 #include "charge.h"
 #include "compat.h"
 #include "fault_inject.h"
+#include "hook_stats.h"
 #include "limits.h"
 #include "orphans.h"
 #include "proc_usage.h"
@@ -351,10 +358,12 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 	if (pu)
 		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
 	put_pid(owner);
-	if (linked)
+	if (linked) {
+		gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		kfree_rcu(c, rcu);	/* table readers may still look at it */
-	else
+	} else {
 		kfree(c);
+	}
 }
 
 /* Take @c out of the table: true if this caller did (it then finishes @c). */
@@ -410,9 +419,11 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	charge->res = res;
 	if (WARN_ON_ONCE(gpumem_charge_link(charge))) {
 		/* cannot track it: give the charge back at once */
+		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		gpumem_charge_finish(charge, false);
 		return;
 	}
+	gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGED);
 	/*
 	 * Pairs with gpumem_charge_device_inert(): either its walk sees this
 	 * record and makes it inert, or this sees the device detaching and
@@ -733,6 +744,20 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 	*capp = f.cap;
 	*nrp = ret && !claim ? 0 : f.nr;
 	return ret;
+}
+
+/**
+ * gpumem_charge_records() - the number of charge records alive now
+ *
+ * Every record in the table: charged placements, the system placements
+ * that carry an owner, and the inert records of a device being detached.
+ *
+ * Context: any.
+ * Return: the count (the table's own atomic count of its elements).
+ */
+u64 gpumem_charge_records(void)
+{
+	return atomic_read(&gpumem_charges.nelems);
 }
 
 /**

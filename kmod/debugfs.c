@@ -17,6 +17,7 @@
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
+#include "hook_stats.h"
 #include "limits.h"
 #include "debugfs.h"
 #include "leak.h"
@@ -331,7 +332,9 @@ static const struct file_operations gpumem_table_fops = {
 
 static int gpumem_stats_show(struct seq_file *m, void *v)
 {
+	struct gpumem_hook_stats hs;
 	struct gpumem_walk_stats st;
+	unsigned int i;
 
 	gpumem_walk_stats(&st);
 	seq_puts(m, "name value\n");
@@ -345,6 +348,11 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "last_walk_account_ns %llu\n", st.last_account_ns);
 	seq_printf(m, "last_walk_release_ns %llu\n", st.last_release_ns);
 	seq_printf(m, "devices %llu\n", st.devices);
+	gpumem_hook_stats_read(&hs);
+	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
+		seq_printf(m, "hook_%s %llu\n", gpumem_hook_stat_name(i),
+			   hs.count[i]);
+	seq_printf(m, "hook_live_records %llu\n", hs.live_records);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gpumem_stats);

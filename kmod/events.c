@@ -15,6 +15,10 @@
  *
  * The sink (netlink.c) is set before anything can emit and cleared after
  * nothing can (module init and exit order); events.c depends on no sink.
+ *
+ * Statistics (hook_stats.c, per-CPU counters: no lock of their own): every
+ * numbered event counts as sent or lost (sent + lost = the numbers taken),
+ * every event a bucket drops as suppressed.
  */
 #include <linux/err.h>
 #include <linux/jiffies.h>
@@ -23,6 +27,7 @@
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 #include "events.h"
+#include "hook_stats.h"
 
 static unsigned int event_rate = 100;
 static unsigned int event_burst = 200;
@@ -62,7 +67,8 @@ void gpumem_ratelimit_init(struct gpumem_ratelimit *rl)
  * @rl: its bucket (the caller holds the lock that protects it)
  * @suppressed: set to the events dropped before this one, when allowed
  *
- * Return: true when the event may be sent.
+ * Return: true when the event may be sent; false when it is suppressed
+ *	(counted: hook statistic events_suppressed).
  */
 bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed)
 {
@@ -84,6 +90,7 @@ bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed)
 	}
 	if (!rl->tokens) {
 		rl->suppressed++;
+		gpumem_hook_stats_inc(GPUMEM_HOOK_EVENTS_SUPPRESSED);
 		return false;
 	}
 	rl->tokens--;
@@ -105,12 +112,17 @@ void gpumem_events_set_sink(const struct gpumem_event_sink *sink)
  * gpumem_event_emit() - number an event and hand it to the sink
  * @ev: the event; its @seq is assigned here
  *
+ * An event nobody listens for takes no number and is not counted; one that
+ * takes a number counts as sent (hook statistic events_sent) or, when its
+ * message could not be built or delivered, as lost (events_lost).
+ *
  * Context: process context, may sleep (the sink builds the message first).
  */
 void gpumem_event_emit(struct gpumem_quota_event *ev)
 {
 	const struct gpumem_event_sink *sink = READ_ONCE(gpumem_events_sink);
 	void *msg;
+	int ret;
 
 	if (!sink)
 		return;
@@ -119,7 +131,8 @@ void gpumem_event_emit(struct gpumem_quota_event *ev)
 		return;		/* nobody listens */
 	spin_lock(&gpumem_events_lock);
 	ev->seq = ++gpumem_events_seq;
-	if (msg)
-		sink->send(msg, ev->seq);
+	ret = msg ? sink->send(msg, ev->seq) : -ENOMEM;
 	spin_unlock(&gpumem_events_lock);
+	gpumem_hook_stats_inc(ret ? GPUMEM_HOOK_EVENTS_LOST :
+			      GPUMEM_HOOK_EVENTS_SENT);
 }

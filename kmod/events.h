@@ -80,13 +80,14 @@ struct gpumem_ratelimit {
  *	Returns the message, NULL when it could not be built (the event is
  *	lost: its number is taken all the same; always for an event marked
  *	@lost), or ERR_PTR(-ENOENT) when nobody listens (no number is taken).
- * @send: deliver a prepared message with its sequence number; called under
- *	a spinlock, in sequence order; must not sleep. A failure loses the
- *	event, whose number is taken.
+ * @send: deliver a prepared message with its sequence number (and consume
+ *	it); called under a spinlock, in sequence order; must not sleep.
+ *	Returns 0 when delivered, a negative errno when the event is lost
+ *	(its number is taken all the same).
  */
 struct gpumem_event_sink {
 	void *(*prepare)(const struct gpumem_quota_event *ev);
-	void (*send)(void *msg, u64 seq);
+	int (*send)(void *msg, u64 seq);
 };
 
 void gpumem_ratelimit_init(struct gpumem_ratelimit *rl);

@@ -34,6 +34,7 @@
 #include <linux/task_work.h>
 #include <linux/wait_bit.h>
 #include "evict_guard.h"
+#include "hook_stats.h"
 
 /**
  * struct gpumem_guard - one open guard
@@ -145,11 +146,15 @@ void gpumem_guard_enter(int minor, u32 mem_type)
  * @mem_type: the memory type it wants room in
  *
  * Context: any (TTM calls eviction_valuable under its lru_lock).
- * Return: false while the current task's guard for them is open.
+ * Return: false while the current task's guard for them is open (each
+ *	refusal is counted: hook statistic guard_refused).
  */
 bool gpumem_guard_allows_eviction(int minor, u32 mem_type)
 {
-	return !gpumem_guard_denied_before(minor, mem_type);
+	if (!gpumem_guard_denied_before(minor, mem_type))
+		return true;
+	gpumem_hook_stats_inc(GPUMEM_HOOK_GUARD_REFUSED);
+	return false;
 }
 
 /**

@@ -41,6 +41,7 @@
 #include "discover.h"
 #include "evict_guard.h"
 #include "hooks.h"
+#include "hook_stats.h"
 #include "charge.h"
 #include "events.h"
 #include "limits.h"
@@ -359,6 +360,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		/* gpumem's own failure never fails the user's allocation */
 		pr_warn_ratelimited("gpumem: out of memory: a placement of %zu bytes on device %d goes uncharged\n",
 				    bo->base.size, h->gdev->minor);
+		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		charge = NULL;
 		ret = 0;
 	}

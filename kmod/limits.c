@@ -32,6 +32,7 @@
 #include "cgroup_lookup.h"
 #include "discover.h"
 #include "events.h"
+#include "hook_stats.h"
 #include "leak.h"
 #include "limits.h"
 
@@ -308,6 +309,7 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 	if (deny) {
 		if (!quiet) {
 			deny->row.denied++;
+			gpumem_hook_stats_inc(GPUMEM_HOOK_DENIED);
 			if (gpumem_cg_ratelimit(deny, &ev[*nev]))
 				gpumem_event_fill(&ev[(*nev)++],
 						  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,

@@ -15,6 +15,7 @@
  *   charge.c    one record per charged placement, its owner and lifetime
  *   limits.c    per-cgroup counters, limits and the allow/deny decision
  *   events.c    event numbering, rate limiting, the sink (netlink)
+ *   hook_stats.c  counters of the hooks, guard and events (stats)
  *   proc_usage.c  per-process counters of the same charges
  *   leak.c      leak suspicion: a staircase detector over those counters
  *   orphans.c   placements whose allocator exited, and orphaned events

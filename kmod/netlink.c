@@ -26,6 +26,7 @@
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
+#include "hook_stats.h"
 #include "leak.h"
 #include "netlink.h"
 #include "netlink_gen.h"
@@ -716,6 +717,32 @@ int gpumem_nl_buf_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* -- stats -- */
 
+/* The attribute of each hook statistic. */
+static const u16 gpumem_nl_hook_attrs[GPUMEM_HOOK_NR_STATS] = {
+	[GPUMEM_HOOK_CHARGED] = GPUMEM_A_STATS_CHARGED,
+	[GPUMEM_HOOK_UNCHARGED] = GPUMEM_A_STATS_UNCHARGED,
+	[GPUMEM_HOOK_CHARGE_FAILED] = GPUMEM_A_STATS_CHARGE_FAILED,
+	[GPUMEM_HOOK_DENIED] = GPUMEM_A_STATS_DENIED,
+	[GPUMEM_HOOK_GUARD_REFUSED] = GPUMEM_A_STATS_GUARD_REFUSED,
+	[GPUMEM_HOOK_EVENTS_SENT] = GPUMEM_A_STATS_EVENTS_SENT,
+	[GPUMEM_HOOK_EVENTS_SUPPRESSED] = GPUMEM_A_STATS_EVENTS_SUPPRESSED,
+	[GPUMEM_HOOK_EVENTS_LOST] = GPUMEM_A_STATS_EVENTS_LOST,
+};
+
+static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
+{
+	struct gpumem_hook_stats hs;
+	unsigned int i;
+
+	gpumem_hook_stats_read(&hs);
+	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
+		if (gpumem_nl_put_u64(msg, gpumem_nl_hook_attrs[i], hs.count[i],
+				      GPUMEM_A_STATS_PAD))
+			return -EMSGSIZE;
+	return gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LIVE_RECORDS,
+				 hs.live_records, GPUMEM_A_STATS_PAD);
+}
+
 int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpumem_walk_stats st;
@@ -741,7 +768,8 @@ int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 			      GPUMEM_A_STATS_PAD) ||
 	    gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LAST_WALK_SKIPPED,
 			      st.last_skipped, GPUMEM_A_STATS_PAD) ||
-	    nla_put_u32(msg, GPUMEM_A_STATS_DEVICES, st.devices)) {
+	    nla_put_u32(msg, GPUMEM_A_STATS_DEVICES, st.devices) ||
+	    gpumem_nl_put_hook_stats(msg)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -1111,17 +1139,22 @@ drop:
 	return NULL;
 }
 
-static void gpumem_nl_event_send(void *data, u64 seq)
+/*
+ * 0 when every listener got the event; -ENOBUFS when some socket had no
+ * room (that listener sees a gap), -ESRCH when the last listener left since
+ * prepare: either way the event counts as lost (events.c).
+ */
+static int gpumem_nl_event_send(void *data, u64 seq)
 {
 	struct sk_buff *msg = data;
 
 	if (gpumem_nl_put_u64(msg, GPUMEM_A_EVENT_SEQ, seq, GPUMEM_A_EVENT_PAD)) {
 		nlmsg_free(msg);
-		return;	/* its number is taken: a gap */
+		return -EMSGSIZE;	/* its number is taken: a gap */
 	}
 	nlmsg_end(msg, nlmsg_hdr(msg));
-	genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NLGRP_EVENTS,
-			  GFP_NOWAIT | __GFP_NOWARN);
+	return genlmsg_multicast(&gpumem_nl_family, msg, 0, GPUMEM_NLGRP_EVENTS,
+				 GFP_NOWAIT | __GFP_NOWARN);
 }
 
 static const struct gpumem_event_sink gpumem_nl_event_sink = {

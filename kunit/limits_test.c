@@ -28,9 +28,10 @@ static void *lt_prepare(const struct gpumem_quota_event *ev)
 	return &lt_events[lt_nevents];
 }
 
-static void lt_send(void *msg, u64 seq)
+static int lt_send(void *msg, u64 seq)
 {
 	lt_seqs[lt_nevents++] = seq;
+	return 0;
 }
 
 static const struct gpumem_event_sink lt_sink = {
@@ -150,7 +151,9 @@ static void lt_max_enforce(struct kunit *test)
 {
 	u64 cgids[2];
 	struct gpumem_charge_req req = lt_req(cgids, 4096);
+	struct gpumem_hook_stats hs0, hs1;
 
+	gpumem_hook_stats_read(&hs0);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
 						GPUMEM_REGION_VRAM, 8192,
 						GPUMEM_NO_LIMIT,
@@ -168,6 +171,14 @@ static void lt_max_enforce(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_events[0].usage, 8192ULL);
 	KUNIT_EXPECT_EQ(test, lt_events[0].limit, 8192ULL);
 	KUNIT_EXPECT_EQ(test, lt_events[0].pid, 42);
+	/* the hook statistics count the request once too, and its event */
+	gpumem_hook_stats_read(&hs1);
+	KUNIT_EXPECT_EQ(test, hs1.count[GPUMEM_HOOK_DENIED],
+			hs0.count[GPUMEM_HOOK_DENIED] + 1);
+	KUNIT_EXPECT_EQ(test, hs1.count[GPUMEM_HOOK_EVENTS_SENT],
+			hs0.count[GPUMEM_HOOK_EVENTS_SENT] + 1);
+	KUNIT_EXPECT_EQ(test, hs1.count[GPUMEM_HOOK_EVENTS_SUPPRESSED],
+			hs0.count[GPUMEM_HOOK_EVENTS_SUPPRESSED]);
 	gpumem_limits_uncharge(&req);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	gpumem_limits_uncharge(&req);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_stats.c - `gpumemctl stats`: the counters of gpumem's walker.
+ * cmd_stats.c - `gpumemctl stats`: the counters of gpumem's walker and its
+ * hook statistics.
  */
 #include <getopt.h>
 #include <stddef.h>
@@ -19,7 +20,14 @@ static const char help[] =
 	"snapshot): walks, walks_failed, last_walk_ns (duration of the last walk),\n"
 	"last_walk_clients, last_walk_bos, last_walk_skipped (buffers whose placement\n"
 	"the walk could not read: a driver kept them reserved), and the number of\n"
-	"devices.\n"
+	"devices; then the hook statistics since the module was loaded:\n"
+	"hook_charged and hook_uncharged (charge records tied to a placement and\n"
+	"given back), hook_charge_failed (placements left unaccounted: gpumem had\n"
+	"no memory), hook_denied (placements a limit refused), hook_guard_refused\n"
+	"(evictions the eviction guard refused), hook_events_sent,\n"
+	"hook_events_suppressed (rate limit) and hook_events_lost (sequence gaps),\n"
+	"and hook_live_records (charge records alive now); - (JSON: null) from a\n"
+	"module without them.\n"
 	"\n"
 	"  -j, --json    one JSON object with those keys\n";
 
@@ -35,6 +43,15 @@ static const struct gm_field stats_fields[] = {
 	STAT("last_walk_bos", LAST_WALK_BOS, gm_get_attr_u64),
 	STAT("last_walk_skipped", LAST_WALK_SKIPPED, gm_get_attr_u64),
 	STAT("devices", DEVICES, gm_get_attr_u64),
+	STAT("hook_charged", CHARGED, gm_get_attr_u64),
+	STAT("hook_uncharged", UNCHARGED, gm_get_attr_u64),
+	STAT("hook_charge_failed", CHARGE_FAILED, gm_get_attr_u64),
+	STAT("hook_denied", DENIED, gm_get_attr_u64),
+	STAT("hook_guard_refused", GUARD_REFUSED, gm_get_attr_u64),
+	STAT("hook_events_sent", EVENTS_SENT, gm_get_attr_u64),
+	STAT("hook_events_suppressed", EVENTS_SUPPRESSED, gm_get_attr_u64),
+	STAT("hook_events_lost", EVENTS_LOST, gm_get_attr_u64),
+	STAT("hook_live_records", LIVE_RECORDS, gm_get_attr_u64),
 };
 
 int cmd_stats(int argc, char **argv, struct gm_opts *o)

@@ -147,6 +147,15 @@ const struct nla_policy gm_spec_stats_policy[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_LAST_WALK_BOS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_DEVICES] = { .type = NLA_U32 },
 	[GPUMEM_A_STATS_LAST_WALK_SKIPPED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_CHARGED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_UNCHARGED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_CHARGE_FAILED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_DENIED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_GUARD_REFUSED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_EVENTS_SENT] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_EVENTS_SUPPRESSED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_EVENTS_LOST] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_LIVE_RECORDS] = { .type = NLA_U64 },
 };
 
 const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
@@ -158,6 +167,15 @@ const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_DEVICES] = "devices",
 	[GPUMEM_A_STATS_PAD] = "pad",
 	[GPUMEM_A_STATS_LAST_WALK_SKIPPED] = "last-walk-skipped",
+	[GPUMEM_A_STATS_CHARGED] = "charged",
+	[GPUMEM_A_STATS_UNCHARGED] = "uncharged",
+	[GPUMEM_A_STATS_CHARGE_FAILED] = "charge-failed",
+	[GPUMEM_A_STATS_DENIED] = "denied",
+	[GPUMEM_A_STATS_GUARD_REFUSED] = "guard-refused",
+	[GPUMEM_A_STATS_EVENTS_SENT] = "events-sent",
+	[GPUMEM_A_STATS_EVENTS_SUPPRESSED] = "events-suppressed",
+	[GPUMEM_A_STATS_EVENTS_LOST] = "events-lost",
+	[GPUMEM_A_STATS_LIVE_RECORDS] = "live-records",
 };
 
 const struct nla_policy gm_spec_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {

@@ -18,6 +18,14 @@ trap 'rm -rf "$tmp"' EXIT
 # and every sample and HELP/TYPE line of gpumemctl export is in it once its
 # pod_uid/container_id labels are set aside (one set of names, labels and
 # values); without the module only gpumem_up 0 (and promtool still passes).
+# the fake kernel's hook statistics (tests/fake_kernel.c), each by its name
+# and type, counters in _total
+hook_want=
+for m in charged:501 uncharged:430 charge_failed:5 denied:17 guard_refused:23 \
+	events_sent:29 events_suppressed:6 events_lost:2; do
+	hook_want+="# TYPE gpumem_hook_${m%%:*}_total counter gpumem_hook_${m%%:*}_total ${m#*:} "
+done
+hook_want+="# TYPE gpumem_charge_records gauge gpumem_charge_records 71 "
 gpumemd_checks() {
 	local u=$1 d=$tmp/gpumemd out missing
 	mkdir -p "$d"
@@ -39,6 +47,8 @@ gpumemd_checks() {
 		fail gpumemd-metrics "without the module: not gpumem_up 0 alone, or promtool: $out"
 	elif ! grep -qx 'gpumem_up 1' "$d/gd.prom" || [ ! -s "$d/ctl.sorted" ]; then
 		fail gpumemd-metrics "no gpumem_up 1, or gpumemctl export printed nothing"
+	elif [ "$(grep -E '^(# TYPE )?gpumem_(hook_|charge_records)' "$d/gd.prom" | tr '\n' ' ')" != "$hook_want" ]; then
+		fail gpumemd-metrics "hook statistics (the fake kernel's distinct values): $(grep -E '^gpumem_(hook_|charge_records)' "$d/gd.prom" | tr '\n' ' ')"
 	elif [ -n "$missing" ]; then
 		printf '%s\n' "$missing" | head -n 20 >&2
 		fail gpumemd-metrics "$(grep -c . <<<"$missing") line(s) of gpumemctl export not in gpumemd's scrape"

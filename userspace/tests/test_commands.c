@@ -258,17 +258,29 @@ void test_commands(const char *fake)
 	       "{\"device\":\"card2\",\"owner\":815,\"handle\":1,\"size\":1048576,\"region\":\"system\",\"mem_type\":null,\"shared\":true,\"holders\":[815,900]},\n"
 	       "{\"device\":\"card2\",\"owner\":815,\"handle\":2,\"size\":65536,\"region\":\"system\",\"mem_type\":null,\"shared\":false,\"holders\":[815]}\n"
 	       "]\n");
+	/* the fake kernel's hook statistics are distinct: each lands in its row */
 	golden(fake, ARGS("stats"),
-	       "NAME               VALUE\n"
-	       "walks              12\n"
-	       "walks_failed       0\n"
-	       "last_walk_ns       1234567 (1.2 ms)\n"
-	       "last_walk_clients  4\n"
-	       "last_walk_bos      100\n"
-	       "last_walk_skipped  2\n"
-	       "devices            3\n");
+	       "NAME                    VALUE\n"
+	       "walks                   12\n"
+	       "walks_failed            0\n"
+	       "last_walk_ns            1234567 (1.2 ms)\n"
+	       "last_walk_clients       4\n"
+	       "last_walk_bos           100\n"
+	       "last_walk_skipped       2\n"
+	       "devices                 3\n"
+	       "hook_charged            501\n"
+	       "hook_uncharged          430\n"
+	       "hook_charge_failed      5\n"
+	       "hook_denied             17\n"
+	       "hook_guard_refused      23\n"
+	       "hook_events_sent        29\n"
+	       "hook_events_suppressed  6\n"
+	       "hook_events_lost        2\n"
+	       "hook_live_records       71\n");
 	golden(fake, ARGS("stats", "--json"),
-	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"last_walk_skipped\":2,\"devices\":3}\n");
+	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"last_walk_skipped\":2,\"devices\":3,"
+	       "\"hook_charged\":501,\"hook_uncharged\":430,\"hook_charge_failed\":5,\"hook_denied\":17,\"hook_guard_refused\":23,"
+	       "\"hook_events_sent\":29,\"hook_events_suppressed\":6,\"hook_events_lost\":2,\"hook_live_records\":71}\n");
 
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
 	result(r.status == 0, "export --prometheus (charged view): exit 0");

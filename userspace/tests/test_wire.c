@@ -196,6 +196,15 @@ void test_parse_replies(void)
 	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_BOS, 100, GPUMEM_A_STATS_PAD);
 	put_u64_pad(m, GPUMEM_A_STATS_LAST_WALK_SKIPPED, 7, GPUMEM_A_STATS_PAD);
 	nla_put_u32(m, GPUMEM_A_STATS_DEVICES, 3);
+	put_u64_pad(m, GPUMEM_A_STATS_CHARGED, 1ULL << 40, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_UNCHARGED, (1ULL << 40) - 9, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_CHARGE_FAILED, 11, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_DENIED, 13, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_GUARD_REFUSED, 14, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_EVENTS_SENT, 15, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_EVENTS_SUPPRESSED, 16, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_EVENTS_LOST, 17, GPUMEM_A_STATS_PAD);
+	put_u64_pad(m, GPUMEM_A_STATS_LIVE_RECORDS, 9, GPUMEM_A_STATS_PAD);
 	r = gm_parse_stats(m, &s);
 	{
 		static const struct { int attr; uint64_t want; } st[] = {
@@ -203,6 +212,12 @@ void test_parse_replies(void)
 			{ GPUMEM_A_STATS_LAST_WALK_NS, 1234567 },
 			{ GPUMEM_A_STATS_LAST_WALK_CLIENTS, 4 }, { GPUMEM_A_STATS_LAST_WALK_BOS, 100 },
 			{ GPUMEM_A_STATS_LAST_WALK_SKIPPED, 7 }, { GPUMEM_A_STATS_DEVICES, 3 },
+			{ GPUMEM_A_STATS_CHARGED, 1ULL << 40 },
+			{ GPUMEM_A_STATS_UNCHARGED, (1ULL << 40) - 9 },
+			{ GPUMEM_A_STATS_CHARGE_FAILED, 11 }, { GPUMEM_A_STATS_DENIED, 13 },
+			{ GPUMEM_A_STATS_GUARD_REFUSED, 14 }, { GPUMEM_A_STATS_EVENTS_SENT, 15 },
+			{ GPUMEM_A_STATS_EVENTS_SUPPRESSED, 16 }, { GPUMEM_A_STATS_EVENTS_LOST, 17 },
+			{ GPUMEM_A_STATS_LIVE_RECORDS, 9 },
 		};
 		size_t i;
 		bool ok = r == 0;
@@ -210,7 +225,7 @@ void test_parse_replies(void)
 
 		for (i = 0; i < sizeof(st) / sizeof(*st); i++)
 			ok = ok && gm_raw_uint(&s.raw, st[i].attr, &v) && v == st[i].want;
-		result(ok, "parse stats reply: every counter kept (u64 and the u32 devices)");
+		result(ok, "parse stats reply: every counter kept (u64 and the u32 devices, the hook statistics)");
 	}
 	gm_stats_free(&s);
 	nlmsg_free(m);

@@ -1,0 +1,229 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The hook statistics (debugfs stats hook_*, stats-get, gpumemctl stats),
+# against what this script arranges on qxl VRAM:
+#  - at rest, hook_charged - hook_uncharged = hook_live_records, and
+#    hook_events_sent + hook_events_lost = the last sequence number the
+#    event watch saw (every numbered event is one or the other);
+#  - a cgroup limited to 2 MiB asks 5 times for 1 MiB while a neighbour
+#    keeps 4 MiB resident: hook_denied rises by exactly the 3 denials (as
+#    the limit's own denied counter does), hook_guard_refused by at least
+#    one per denial (TTM wanted to evict the neighbour each time), charged
+#    by at least the 2 placements made; nothing fails, nothing is lost or
+#    suppressed;
+#  - once the helpers exited, hook_live_records is back to exactly its
+#    value before them (the anchor keeps qxl's console from allocating in
+#    a helper's exit; nothing else in the guest makes records: the driver's
+#    own buffers have no owner) and uncharged rose by as much as charged;
+#  - with event_burst=1 and event_rate=1 a fresh cgroup denied 5 times
+#    sends some events and suppresses the others: sent for it + suppressed
+#    = 5 exactly;
+#  - `gpumemctl stats --json` says what debugfs stats says at rest;
+#  - test kernel (fault injection): 3 of 5 placements without memory for
+#    their records count as hook_charge_failed = 3 (and make no record), 2
+#    events without memory for their message as hook_events_lost = 2.
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+CASES="hook-stats-at-rest hook-stats-deny hook-stats-freed hook-stats-suppressed
+hook-stats-ctl-json hook-stats-fault-charge hook-stats-fault-event"
+
+. "$(dirname "$0")/quota-lib.sh"
+
+P=/sys/module/gpumem/parameters
+burst0=$(cat "$P/event_burst" 2>/dev/null)
+rate0=$(cat "$P/event_rate" 2>/dev/null)
+FC=$GM_DEBUGFS/fail_charge
+FE=$GM_DEBUGFS/fail_event
+restore() {
+	[ -n "$burst0" ] && echo "$burst0" >"$P/event_burst"
+	[ -n "$rate0" ] && echo "$rate0" >"$P/event_rate"
+	[ -d "$FC" ] && fault_off "$FC"
+	[ -d "$FE" ] && fault_off "$FE"
+	for _cg in "$H" "$S" "$F"; do "$CTL" limit clear "$_cg" >/dev/null 2>&1; done
+}
+trap 'restore; _gm_cleanup' EXIT
+
+H=$GM_CGROOT/gpumem-q-hs
+N=$GM_CGROOT/gpumem-q-hs-nb
+S=$GM_CGROOT/gpumem-q-hs-rl
+F=$GM_CGROOT/gpumem-q-hs-f
+quota_setup "$H" "$N" "$S" "$F"
+
+# hs NAME: debugfs stats as $GM_TMP/hs.NAME; hv NAME KEY: hook_KEY there.
+hs() { snap stats; cp "$GM_TMP/stats" "$GM_TMP/hs.$1"; }
+hv() { num "$(tbl_get "$GM_TMP/hs.$1" value name="hook_$2")"; }
+# hd A B KEY: hook_KEY's increase from snapshot A to B.
+hd() { echo $(($(hv "$2" "$3") - $(hv "$1" "$3"))); }
+# last_seq: the sequence number of the last event the watch printed.
+last_seq() { tail -n 1 "$GM_TMP/w.out" | sed -n 's/.*"seq":\([0-9]*\).*/\1/p'; }
+# at_rest: a snapshot "rest" in which both identities hold (the counters are
+# read one after the other: another allocation may fall between them).
+at_rest() {
+	hs rest
+	[ $(($(hv rest charged) - $(hv rest uncharged))) -eq "$(hv rest live_records)" ] &&
+		[ $(($(hv rest events_sent) + $(hv rest events_lost))) -eq "$(num "$(last_seq)")" ]
+}
+
+HOOK_KEYS="charged uncharged charge_failed denied guard_refused events_sent events_suppressed
+events_lost live_records"
+# rest_why: what at_rest found, for a failure
+rest_why() {
+	echo "charged $(hv rest charged) - uncharged $(hv rest uncharged) vs live_records" \
+		"$(hv rest live_records); events sent $(hv rest events_sent) + lost" \
+		"$(hv rest events_lost) vs last seq $(last_seq)"
+}
+
+tc_begin hook-stats-at-rest
+w_sync || tc_fail "the sync event did not arrive"
+hs first
+for k in $HOOK_KEYS; do
+	[ -n "$(tbl_get "$GM_TMP/hs.first" value name="hook_$k")" ] || tc_fail "no hook_$k in debugfs stats"
+done
+wait_until 10 at_rest || tc_fail "not at rest: $(rest_why)"
+log "at rest: $(rest_why)"
+tc_num -ge "sequence numbers taken (the sync events at least)" "$(num "$(last_seq)")" 1
+tc_num -ge "hook_denied (the sync events' denials at least)" "$(hv rest denied)" 1
+tc_end
+
+tc_begin hook-stats-deny
+hs base
+ctl_ok limit set "$H" --max 2M
+hold_in "$N" nb -n 4 -s 1M -c gm-hs-nb || tc_fail "neighbour: $(helper_why nb)"
+tc_eq "neighbour's buffers" "$(out_total nb ok) $(out_total nb denied)" "4 0"
+dq0=$(num "$(q_get /gpumem-q-hs all denied)")
+ds0=$(num "$(q_get /gpumem-q-sync all denied)")
+hs d0
+hold_in "$H" h1 -n 5 -s 1M -c gm-hs-h1 || tc_fail "helper: $(helper_why h1)"
+hs d1
+tc_eq "h1 got/denied" "$(out_total h1 ok) $(out_total h1 denied)" "2 3"
+tc_eq "the limit's denied counter rose by" $(($(num "$(q_get /gpumem-q-hs all denied)") - dq0)) 3
+tc_eq "the sync cgroup's denied counter rose by" $(($(num "$(q_get /gpumem-q-sync all denied)") - ds0)) 0
+tc_eq "hook_denied rose by" "$(hd d0 d1 denied)" 3
+tc_num -ge "hook_guard_refused rose by (one eviction at least per denial)" "$(hd d0 d1 guard_refused)" 3
+tc_num -ge "hook_charged rose by (h1's 2 placements)" "$(hd d0 d1 charged)" 2
+tc_num -ge "hook_live_records rose by (h1's 2 buffers)" $(($(hv d1 live_records) - $(hv d0 live_records))) 2
+tc_eq "hook_charge_failed rose by" "$(hd d0 d1 charge_failed)" 0
+tc_eq "hook_events_lost rose by" "$(hd d0 d1 events_lost)" 0
+tc_eq "hook_events_suppressed rose by (a fresh bucket of 200)" "$(hd d0 d1 events_suppressed)" 0
+tc_num -ge "hook_events_sent rose by (3 quota-exceeded events)" "$(hd d0 d1 events_sent)" 3
+tc_end
+
+tc_begin hook-stats-freed
+stop h1
+stop nb
+wait_until 10 at_rest || tc_fail "not at rest after the helpers exited: $(rest_why)"
+tc_eq "hook_live_records back to its value before the helpers" "$(hv rest live_records)" "$(hv base live_records)"
+tc_num -ge "hook_charged rose by (4 + 2 placements)" "$(hd base rest charged)" 6
+tc_num -ge "hook_uncharged rose by" "$(hd base rest uncharged)" 6
+tc_eq "uncharged rose by as much as charged" "$(hd base rest uncharged)" "$(hd base rest charged)"
+tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
+tc_end
+
+tc_begin hook-stats-suppressed
+if [ -z "$burst0" ] || [ -z "$rate0" ]; then
+	tc_fail "no event_burst/event_rate parameters in $P"
+else
+	# A bucket is filled when its limit is made: with a burst of 1, S's
+	# first denial is sent and the next ones within a second suppressed.
+	echo 1 >"$P/event_burst" && echo 1 >"$P/event_rate" || tc_fail "cannot set event_burst/event_rate"
+	hs r0
+	m0=$(w_mark)
+	ctl_ok limit set "$S" --max 1
+	run_in "$S" r1 "$QA" deny -n 5 -s 64K -c gm-hs-rl
+	hs r1
+	echo "$burst0" >"$P/event_burst"
+	echo "$rate0" >"$P/event_rate"
+	tc_eq "denials" "$(out_val r1 DENY denied) $(out_val r1 DENY ok) $(out_val r1 DENY other)" "5 0 0"
+	w_since "$m0"
+	sent=$(echo "$ev" | grep -c '"cgroup":"/gpumem-q-hs-rl"')
+	log "events for the 5 denials: $sent sent, $(hd r0 r1 events_suppressed) suppressed"
+	tc_eq "hook_denied rose by" "$(hd r0 r1 denied)" 5
+	tc_eq "events sent for the cgroup + hook_events_suppressed increase" \
+		$((sent + $(hd r0 r1 events_suppressed))) 5
+	tc_num -ge "suppressed (5 denials well within 4 seconds)" "$(hd r0 r1 events_suppressed)" 1
+	tc_num -ge "hook_events_sent rose by" "$(hd r0 r1 events_sent)" "$sent"
+	tc_eq "hook_events_lost rose by" "$(hd r0 r1 events_lost)" 0
+fi
+tc_end
+
+# gpumemctl stats --json against debugfs stats: both read at rest, and
+# debugfs read again after gpumemctl (the same: nothing moved between).
+tc_begin hook-stats-ctl-json
+ok=""
+for try in 1 2 3 4 5; do
+	hs j0
+	"$CTL" stats --json >"$GM_TMP/stats.json" 2>"$GM_TMP/stats.err" || { tc_fail "gpumemctl stats --json: $(cat "$GM_TMP/stats.err")"; break; }
+	hs j1
+	if cmp -s "$GM_TMP/hs.j0" "$GM_TMP/hs.j1"; then ok=1; break; fi
+	sleep 1
+done
+if [ -n "$ok" ]; then
+	n=0
+	for k in $HOOK_KEYS; do
+		tc_eq "hook_$k: gpumemctl stats --json vs debugfs" "$(jget "hook_$k" <"$GM_TMP/stats.json")" "$(hv j0 "$k")"
+		n=$((n + 1))
+	done
+	for k in walks walks_failed devices; do
+		tc_eq "$k: gpumemctl stats --json vs debugfs" "$(jget "$k" <"$GM_TMP/stats.json")" \
+			"$(tbl_get "$GM_TMP/hs.j0" value name="$k")"
+	done
+	tc_eq "hook statistics compared" "$n" 9
+	"$CTL" stats >"$GM_TMP/stats.txt" 2>&1
+	tc_eq "gpumemctl stats: hook rows" "$(grep -c '^hook_' "$GM_TMP/stats.txt")" 9
+elif [ -z "$GM_TC_WHY" ]; then
+	tc_fail "debugfs stats never stayed the same across a gpumemctl stats (5 tries)"
+fi
+tc_end
+
+if [ ! -d "$FC" ] || [ ! -d "$FE" ]; then
+	for t in hook-stats-fault-charge hook-stats-fault-event; do
+		skip "$t" "no fault injection in this kernel ($FC, $FE: CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	done
+	finish
+fi
+
+# failing_in NAME ARGS...: quota-alloc ARGS in $F with make-it-fail set (the
+# faults' task filter), waits for READY as hold_in does
+failing_in() {
+	_n=$1
+	shift
+	spawn_cmd "$_n" sh -c 'echo 1 >/proc/self/make-it-fail && echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
+		sh "$F" "$QA" "$@"
+}
+
+tc_begin hook-stats-fault-charge
+wait_until 10 at_rest || tc_fail "not at rest before: $(rest_why)"
+cp "$GM_TMP/hs.rest" "$GM_TMP/hs.f0"
+fault_on "$FC" 100 3 Y || tc_fail "cannot arm $FC"
+failing_in f1 hold -n 5 -s 1M -c gm-hs-f1 -t "$GM_HOLD" || tc_fail "helper: $(helper_why f1)"
+tc_eq "failures injected (times left)" "$(cat "$FC/times")" 0
+fault_off "$FC"
+wait_until 10 at_rest || tc_fail "not at rest with f1's buffers: $(rest_why)"
+cp "$GM_TMP/hs.rest" "$GM_TMP/hs.f1"
+tc_eq "allocations (gpumem's failures never fail them)" "$(out_total f1 ok) $(out_total f1 denied)" "5 0"
+tc_eq "hook_charge_failed rose by" "$(hd f0 f1 charge_failed)" 3
+tc_eq "records made: 2 of the 5 placements" $(($(hv f1 live_records) - $(hv f0 live_records))) 2
+tc_eq "the cgroup's usage: 2 MiB charged" "$(cg_usage /gpumem-q-hs-f "$qxl")" $((2 * MiB))
+stop f1
+tc_eq "the cgroup's usage after f1 exits" "$(cg_usage /gpumem-q-hs-f "$qxl")" 0
+tc_end
+
+tc_begin hook-stats-fault-event
+ctl_ok limit set "$F" --max 1
+hs e0
+m0=$(w_mark)
+fault_on "$FE" 100 2 Y || tc_fail "cannot arm $FE"
+run_in "$F" e1 sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' sh "$QA" deny -n 3 -s 64K -c gm-hs-ev
+fault_off "$FE"
+hs e1
+tc_eq "denials" "$(out_val e1 DENY denied) $(out_val e1 DENY ok) $(out_val e1 DENY other)" "3 0 0"
+tc_eq "failures injected (times left)" "$(cat "$FE/times")" 0
+tc_eq "hook_events_lost rose by" "$(hd e0 e1 events_lost)" 2
+tc_num -ge "hook_events_sent rose by" "$(hd e0 e1 events_sent)" 1
+w_since "$m0"
+tc_eq "events received for the 3 denials" "$(echo "$ev" | grep -c '"cgroup":"/gpumem-q-hs-f"')" 1
+wait_until 10 at_rest || tc_fail "not at rest after the lost events: $(rest_why)"
+tc_end
+
+finish
