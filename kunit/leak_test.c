@@ -194,7 +194,7 @@ static void lk_describe(struct kunit *test)
 {
 	static const u64 tops[] = {
 		LK_MIB, 2 * LK_MIB, 3 * LK_MIB, 4 * LK_MIB,	/* the event */
-		5 * LK_MIB, 6 * LK_MIB,			/* rises on */
+		5 * LK_MIB, 6 * LK_MIB, 6 * LK_MIB,		/* rises on */
 		6 * LK_MIB,				/* holds */
 	};
 	struct gpumem_leak_state st = {}, before;
@@ -217,10 +217,15 @@ static void lk_describe(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[4], 1));
 	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[5], 1));
 	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[6], 1));
+	KUNIT_EXPECT_FALSE(test, lk_window(&st, &usage, &tops[7], 1));
 	KUNIT_ASSERT_TRUE(test, gpumem_leak_describe(&st, usage, &hit));
-	/* floors 0..5 MiB: 5 MiB over the 6 windows since the rise began */
-	KUNIT_EXPECT_EQ(test, hit.growth, 5 * LK_MIB);
-	KUNIT_EXPECT_EQ(test, hit.windows, 6U);
+	/*
+	 * a window's floor is where it began: floors 0, 1, .. 6, 6 MiB; it
+	 * rose by 6 MiB, and 7 windows have passed since the rise began
+	 */
+	KUNIT_EXPECT_EQ(test, hit.growth, 6 * LK_MIB);
+	KUNIT_EXPECT_EQ(test, hit.windows, 7U);
+	KUNIT_EXPECT_EQ(test, st.rises, 0U);
 	/* all freed: no suspect any more, and no rise going on */
 	usage = 0;
 	gpumem_leak_note(&st, 0);

@@ -116,32 +116,33 @@ static void lt_unused_kept_as_new(struct kunit *test)
 	u64 cgids[2];
 	struct gpumem_charge_req req = lt_req(cgids, 4096);
 	struct gpumem_limit_row *rows;
+	u64 root = lt_root();	/* a limit needs a live cgroup */
 	size_t n;
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(root, LT_DEV,
 						GPUMEM_REGION_VRAM, 4096,
 						GPUMEM_NO_LIMIT,
 						GPUMEM_LIMIT_MODE_ENFORCE), 0);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).denied, 1ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).denied, 1ULL);
 	gpumem_limits_uncharge(&req);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_del(LT_CHILD, LT_DEV,
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(root, LT_DEV,
 						GPUMEM_REGION_VRAM), 0);
 	/* every node is unused now: kept, but no row */
 	spin_lock(&gpumem_limits_lock);
-	KUNIT_EXPECT_NOT_NULL(test, gpumem_cg_find(LT_CHILD, LT_DEV,
+	KUNIT_EXPECT_NOT_NULL(test, gpumem_cg_find(root, LT_DEV,
 						   GPUMEM_REGION_VRAM));
 	spin_unlock(&gpumem_limits_lock);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_rows(&rows, &n, false), 0);
 	KUNIT_EXPECT_EQ(test, n, (size_t)0);
 	kvfree(rows);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(root, LT_DEV,
 						GPUMEM_REGION_VRAM, 4096,
 						GPUMEM_NO_LIMIT,
 						GPUMEM_LIMIT_MODE_ENFORCE), 0);
-	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).denied, 0ULL);
-	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).denied, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).usage, 0ULL);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	gpumem_limits_uncharge(&req);
 }
