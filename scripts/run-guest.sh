@@ -15,7 +15,7 @@
 #   --label L      name of this run in results and logs (default: SERIES)
 #   --append ARGS  more kernel command line (e.g. gpumem.<param>=...)
 #   -v             copy the guest console to stderr while it runs
-# Env: GPUMEM_ACCEL=tcg-mt (default: multi-threaded TCG) | tcg | kvm
+# Env: GPUMEM_ACCEL=tcg-mt (default: multi-threaded TCG) | tcg | icount | kvm
 #      GPUMEM_SMP=N (vCPUs, default 4: races need real parallelism)
 #      GPUMEM_SABOTAGE=1 (harness self-test: scripts/guest-sabotage.sh)
 #      GPUMEM_BOOT_TIMEOUT=SECS (default 600; 2700 for the test kernel)
@@ -92,7 +92,11 @@ case ${GPUMEM_ACCEL:-tcg-mt} in
 tcg) accel=(-accel tcg,thread=single) cpu=max,la57=off ;;
 tcg-mt) accel=(-accel tcg,thread=multi) cpu=max,la57=off ;;
 kvm) accel=(-accel kvm) cpu=host ;;
-*) die "GPUMEM_ACCEL must be tcg, tcg-mt or kvm" ;;
+# Benchmarks: the guest's clock counts its instructions (1 ns each), so a
+# time measured inside is an instruction count, whatever load the host has
+# (one host thread runs every vCPU in turn: no real parallelism).
+icount) accel=(-accel tcg,thread=single -icount shift=0,align=off,sleep=off) cpu=max,la57=off ;;
+*) die "GPUMEM_ACCEL must be tcg, tcg-mt, icount or kvm" ;;
 esac
 # (two guests share two cores, each with 4 vCPUs: Debian's kernels take
 # 2-5 minutes, each half of the test kernel 25-30 on this session's machine)
