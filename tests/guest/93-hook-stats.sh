@@ -11,10 +11,14 @@
 #    one per denial (TTM wanted to evict the neighbour each time), charged
 #    by at least the 2 placements made; nothing fails, nothing is lost or
 #    suppressed;
-#  - once the helpers exited, hook_live_records is back to exactly its
-#    value before them (the anchor keeps qxl's console from allocating in
-#    a helper's exit; nothing else in the guest makes records: the driver's
-#    own buffers have no owner) and uncharged rose by as much as charged;
+#  - once the helpers exited, their cgroups are charged nothing and
+#    hook_live_records is at most its value before them: nothing this
+#    script made is left (the anchor keeps qxl's console from allocating in
+#    a helper's exit, and the driver's own buffers have no owner). Records
+#    of earlier processes may go meanwhile (on the test kernel 3 records
+#    made before this script went while it ran; whose, is not known), and
+#    none come: so uncharged rose by as much as charged plus what
+#    live_records fell by;
 #  - with event_burst=1 and event_rate=1 a fresh cgroup denied 5 times
 #    sends some events and suppresses the others: sent for it + suppressed
 #    = 5 exactly;
@@ -87,7 +91,8 @@ tc_num -ge "hook_denied (the sync events' denials at least)" "$(hv rest denied)"
 tc_end
 
 tc_begin hook-stats-deny
-hs base
+wait_until 10 at_rest || tc_fail "not at rest before: $(rest_why)"
+cp "$GM_TMP/hs.rest" "$GM_TMP/hs.base"
 ctl_ok limit set "$H" --max 2M
 hold_in "$N" nb -n 4 -s 1M -c gm-hs-nb || tc_fail "neighbour: $(helper_why nb)"
 tc_eq "neighbour's buffers" "$(out_total nb ok) $(out_total nb denied)" "4 0"
@@ -102,7 +107,6 @@ tc_eq "the sync cgroup's denied counter rose by" $(($(num "$(q_get /gpumem-q-syn
 tc_eq "hook_denied rose by" "$(hd d0 d1 denied)" 3
 tc_num -ge "hook_guard_refused rose by (one eviction at least per denial)" "$(hd d0 d1 guard_refused)" 3
 tc_num -ge "hook_charged rose by (h1's 2 placements)" "$(hd d0 d1 charged)" 2
-tc_num -ge "hook_live_records rose by (h1's 2 buffers)" $(($(hv d1 live_records) - $(hv d0 live_records))) 2
 tc_eq "hook_charge_failed rose by" "$(hd d0 d1 charge_failed)" 0
 tc_eq "hook_events_lost rose by" "$(hd d0 d1 events_lost)" 0
 tc_eq "hook_events_suppressed rose by (a fresh bucket of 200)" "$(hd d0 d1 events_suppressed)" 0
@@ -113,11 +117,14 @@ tc_begin hook-stats-freed
 stop h1
 stop nb
 wait_until 10 at_rest || tc_fail "not at rest after the helpers exited: $(rest_why)"
-tc_eq "hook_live_records back to its value before the helpers" "$(hv rest live_records)" "$(hv base live_records)"
+tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
+gone=$(($(hv base live_records) - $(hv rest live_records)))
+log "hook_live_records $(hv base live_records) before the helpers, $(hv rest live_records) after"
+tc_num -ge "hook_live_records: what went since before the helpers (none of theirs left)" "$gone" 0
 tc_num -ge "hook_charged rose by (4 + 2 placements)" "$(hd base rest charged)" 6
 tc_num -ge "hook_uncharged rose by" "$(hd base rest uncharged)" 6
-tc_eq "uncharged rose by as much as charged" "$(hd base rest uncharged)" "$(hd base rest charged)"
-tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
+tc_eq "uncharged rose by charged's increase + what live_records fell by" \
+	"$(hd base rest uncharged)" $(($(hd base rest charged) + gone))
 tc_end
 
 tc_begin hook-stats-suppressed
@@ -203,7 +210,7 @@ wait_until 10 at_rest || tc_fail "not at rest with f1's buffers: $(rest_why)"
 cp "$GM_TMP/hs.rest" "$GM_TMP/hs.f1"
 tc_eq "allocations (gpumem's failures never fail them)" "$(out_total f1 ok) $(out_total f1 denied)" "5 0"
 tc_eq "hook_charge_failed rose by" "$(hd f0 f1 charge_failed)" 3
-tc_eq "records made: 2 of the 5 placements" $(($(hv f1 live_records) - $(hv f0 live_records))) 2
+tc_num -ge "hook_charged rose by (2 of the 5 placements at least)" "$(hd f0 f1 charged)" 2
 tc_eq "the cgroup's usage: 2 MiB charged" "$(cg_usage /gpumem-q-hs-f "$qxl")" $((2 * MiB))
 stop f1
 tc_eq "the cgroup's usage after f1 exits" "$(cg_usage /gpumem-q-hs-f "$qxl")" 0
