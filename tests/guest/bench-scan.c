@@ -11,6 +11,10 @@
  *
  *   orphans: with -o, one read of /sys/kernel/debug/gpumem/orphans (the
  *           charge records, and a walk when there are orphans).
+ *   frag:   with -f, one read of /sys/kernel/debug/gpumem/fragmentation
+ *           after its once-a-second cache has expired (each manager's own
+ *           printer runs: a fresh report), and one read right after it
+ *           (the cached figures).
  *
  *   cmd:    with -x, one run of a command (e.g. "gpumemctl ps --json"),
  *           process start included, its output thrown away.
@@ -20,7 +24,7 @@
  *           (a walk); every reply is parsed (libnl-genl) and its rows
  *           counted.
  *
- * usage: bench-scan [-r REPEAT] [-n] [-o] [-x "PROGRAM ARGS..."]
+ * usage: bench-scan [-r REPEAT] [-n] [-o] [-f] [-x "PROGRAM ARGS..."]
  * Prints, per method, the median wall time of a full scan and what it found:
  *   fdinfo median_ns=N fds=N keys=N
  *   walk median_ns=N rows=N kernel_walk_ns=N bos=N collect_ns=N
@@ -31,6 +35,7 @@
  *                                            the fixed cost of a dump)
  *   cmd median_ns=N                         (with -x)
  *   orphans median_ns=N rows=N              (with -o)
+ *   frag median_ns=N rows=N cached_ns=N     (with -f)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -260,13 +265,18 @@ int main(int argc, char **argv)
 	int repeat = 15, i, fds = 0, rows = 0, opt, nargs = 0, family = -1;
 	struct dump_count dc_charged = { 0 }, dc_held = { 0 }, dc_none = { 0 };
 	struct nl_sock *sk = NULL;
-	bool use_nl = false, use_orphans = false;
-	static unsigned long long t_orph[MAX_REPEAT];
-	int orows = 0;
+	bool use_nl = false, use_orphans = false, use_frag = false;
+	static unsigned long long t_orph[MAX_REPEAT], t_frag[MAX_REPEAT],
+		t_fragc[MAX_REPEAT];
+	int orows = 0, frows = 0;
 	char *cmd = NULL, *args[16];
 	long keys = 0;
 
-	while ((opt = getopt(argc, argv, "nor:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "fnor:x:")) != -1) {
+		if (opt == 'f') {
+			use_frag = true;
+			continue;
+		}
 		if (opt == 'o') {
 			use_orphans = true;
 			continue;
@@ -280,7 +290,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (opt != 'r') {
-			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-n] [-o] [-x CMD]\n");
+			fprintf(stderr, "usage: bench-scan [-r REPEAT] [-n] [-o] [-f] [-x CMD]\n");
 			return 2;
 		}
 		repeat = atoi(optarg);
@@ -325,6 +335,20 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench-scan: orphans read failed\n");
 				return 1;
 			}
+		}
+		if (use_frag) {
+			/* out of the once-a-second cache (not timed) */
+			usleep(1100 * 1000);
+			t0 = now_ns();
+			frows = scan_file("/sys/kernel/debug/gpumem/fragmentation");
+			t_frag[i] = now_ns() - t0;
+			t0 = now_ns();
+			if (scan_file("/sys/kernel/debug/gpumem/fragmentation") != frows ||
+			    frows < 0) {
+				fprintf(stderr, "bench-scan: fragmentation read failed\n");
+				return 1;
+			}
+			t_fragc[i] = now_ns() - t0;
 		}
 		if (cmd) {
 			t0 = now_ns();
@@ -380,5 +404,8 @@ int main(int argc, char **argv)
 		printf("cmd median_ns=%llu\n", median(t_cmd, repeat));
 	if (use_orphans)
 		printf("orphans median_ns=%llu rows=%d\n", median(t_orph, repeat), orows);
+	if (use_frag)
+		printf("frag median_ns=%llu rows=%d cached_ns=%llu\n",
+		       median(t_frag, repeat), frows, median(t_fragc, repeat));
 	return 0;
 }
