@@ -152,11 +152,30 @@ u32 gpumem_frag_ratio_ppm(const struct gpumem_frag *f)
 	return 1000000 - (u32)min_t(u64, part, 1000000);
 }
 
+/*
+ * A whole line about a drm_mm node in use ("...: used", printed by
+ * drm_mm_print() once per node, 6.1 to 7.x) says nothing about free space:
+ * it is not formatted at all. A range manager full of small buffers prints
+ * thousands of them under its lock; only its holes are read.
+ */
+static bool gpumem_frag_fmt_used(const struct gpumem_frag_parser *p,
+				 const char *fmt)
+{
+	static const char used[] = ": used\n";
+	size_t n = strlen(fmt);
+
+	return !p->len && n >= sizeof(used) - 1 &&
+	       !strcmp(fmt + n - (sizeof(used) - 1), used);
+}
+
 static void gpumem_frag_printfn(struct drm_printer *p, struct va_format *vaf)
 {
 	char buf[160];
-	int n = scnprintf(buf, sizeof(buf), "%pV", vaf);
+	int n;
 
+	if (gpumem_frag_fmt_used(p->arg, vaf->fmt))
+		return;
+	n = scnprintf(buf, sizeof(buf), "%pV", vaf);
 	gpumem_frag_feed(p->arg, buf, n);
 }
 
@@ -167,7 +186,8 @@ static void gpumem_frag_printfn(struct drm_printer *p, struct va_format *vaf)
  * @out: the result
  *
  * Runs the manager's debug printer: its cost is the driver's (a range
- * manager prints every node under its lock), so callers rate-limit it.
+ * manager prints every node under its lock, though the lines of nodes in
+ * use are not formatted here), so callers rate-limit it.
  *
  * Context: process context; may sleep (some drivers' printers take a
  * mutex).

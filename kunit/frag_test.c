@@ -149,6 +149,32 @@ static void frag_pieces(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.frag.largest, 16ULL * 4096);
 }
 
+/*
+ * Through a drm_printer, as drm_mm_print() prints (the same formats on
+ * 6.1, 6.12 and 7.x): a node in use is skipped unformatted, a hole read;
+ * a "used" format in the middle of a line (after a piece without its
+ * newline) is not skipped.
+ */
+static void frag_printer_skips_used(struct kunit *test)
+{
+	struct gpumem_frag_parser fp;
+	struct drm_printer p = { .printfn = gpumem_frag_printfn, .arg = &fp };
+
+	gpumem_frag_parser_init(&fp, 4096);
+	drm_printf(&p, "%#018llx-%#018llx: %llu: used\n", 0ULL, 16ULL, 16ULL);
+	KUNIT_EXPECT_FALSE(test, fp.frag.known);
+	drm_printf(&p, "%#018llx-%#018llx: %llu: free\n", 16ULL, 48ULL, 32ULL);
+	drm_printf(&p, "%#018llx-%#018llx: %llu: used\n", 48ULL, 64ULL, 16ULL);
+	drm_printf(&p, "%#018llx-", 64ULL);
+	drm_printf(&p, "%#018llx: %llu: used\n", 72ULL, 8ULL);
+	drm_printf(&p, "%#018llx-%#018llx: %llu: free\n", 72ULL, 76ULL, 4ULL);
+	KUNIT_EXPECT_TRUE(test, fp.frag.known);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, 36ULL * 4096);
+	KUNIT_EXPECT_EQ(test, fp.frag.blocks, 2ULL);
+	KUNIT_EXPECT_EQ(test, fp.frag.largest, 32ULL * 4096);
+	KUNIT_EXPECT_EQ(test, fp.len, 0U);
+}
+
 /* Two managers of one region (xe VRAM0 and VRAM1), and the ratio's edges */
 static void frag_sum_ratio(struct kunit *test)
 {
@@ -178,6 +204,7 @@ static struct kunit_case gpumem_frag_cases[] = {
 	KUNIT_CASE(frag_buddy_7x),
 	KUNIT_CASE(frag_unknown),
 	KUNIT_CASE(frag_pieces),
+	KUNIT_CASE(frag_printer_skips_used),
 	KUNIT_CASE(frag_sum_ratio),
 	{}
 };
