@@ -718,9 +718,19 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		.recs = *recsp, .cap = *capp, .claim = claim,
 		.watch = gpumem_orphans_events_on(),
 	};
+	size_t need = atomic_read(&gpumem_charges.nelems) + 16;
 	unsigned int tries;
 	int ret = 0;
 
+	/*
+	 * A report: room for every record now, so that one pass usually does
+	 * (a pass visits every record under its lock). Without that room
+	 * (-ENOMEM leaves the array as it was), or when claiming (usually
+	 * few), the passes grow the array as needed.
+	 */
+	if (!claim)
+		gpumem_vec_reserve((void **)&f.recs, &f.cap, need,
+				   sizeof(*f.recs));
 	for (tries = 0; tries < 4; tries++) {
 		if (!claim)
 			f.nr = 0;	/* claimed records stay: not seen again */
