@@ -44,6 +44,7 @@ echo "$out" | sed 's/^/# /'
 echo "$out" | awk -v procs="$procs" -v bos="$bos" '
 	$1 == "orphans" { for (i = 2; i <= NF; i++) { split($i, kv, "="); o[kv[1]] = kv[2] } }
 	$1 == "walk" { for (i = 2; i <= NF; i++) { split($i, kv, "="); w[kv[1]] = kv[2] } }
+	$1 == "bufs" { for (i = 2; i <= NF; i++) { split($i, kv, "="); b[kv[1]] = kv[2] } }
 	$1 == "frag" { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
 	END {
 		printf "bench-orphans: %d orphan groups x %d BOs (kernel walked %d handles)\n",
@@ -51,6 +52,8 @@ echo "$out" | awk -v procs="$procs" -v bos="$bos" '
 		printf "bench-orphans: orphans report %.2f ms (%d rows), held-view walk %.2f ms (%d rows)\n",
 			o["median_ns"] / 1e6, o["rows"], w["median_ns"] / 1e6, w["rows"]
 		printf "bench-orphans: ratio report/walk = %.2f\n", o["median_ns"] / w["median_ns"]
+		printf "bench-orphans: of which a walk listing every buffer (a read of buffers): %.2f ms (%d rows)\n",
+			b["median_ns"] / 1e6, b["rows"]
 		printf "bench-orphans: fragmentation report %.2f ms fresh (%d rows), %.3f ms cached\n",
 			f["median_ns"] / 1e6, f["rows"], f["cached_ns"] / 1e6
 		printf "bench-orphans: ratio fragmentation report/walk = %.2f (cached: %.3f)\n",

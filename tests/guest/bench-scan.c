@@ -11,6 +11,9 @@
  *
  *   orphans: with -o, one read of /sys/kernel/debug/gpumem/orphans (the
  *           charge records, and a walk when there are orphans).
+ *   bufs:   with -o too, one read of /sys/kernel/debug/gpumem/buffers (a
+ *           walk that lists every buffer with its holders: the walk an
+ *           orphans report makes).
  *   frag:   with -f, one read of /sys/kernel/debug/gpumem/fragmentation
  *           after its once-a-second cache has expired (each manager's own
  *           printer runs: a fresh report), and one read right after it
@@ -35,6 +38,7 @@
  *                                            the fixed cost of a dump)
  *   cmd median_ns=N                         (with -x)
  *   orphans median_ns=N rows=N              (with -o)
+ *   bufs median_ns=N rows=N                 (with -o)
  *   frag median_ns=N rows=N cached_ns=N     (with -f)
  */
 #define _GNU_SOURCE
@@ -267,8 +271,8 @@ int main(int argc, char **argv)
 	struct nl_sock *sk = NULL;
 	bool use_nl = false, use_orphans = false, use_frag = false;
 	static unsigned long long t_orph[MAX_REPEAT], t_frag[MAX_REPEAT],
-		t_fragc[MAX_REPEAT];
-	int orows = 0, frows = 0;
+		t_fragc[MAX_REPEAT], t_bufs[MAX_REPEAT];
+	int orows = 0, frows = 0, brows = 0;
 	char *cmd = NULL, *args[16];
 	long keys = 0;
 
@@ -333,6 +337,13 @@ int main(int argc, char **argv)
 			t_orph[i] = now_ns() - t0;
 			if (orows < 0) {
 				fprintf(stderr, "bench-scan: orphans read failed\n");
+				return 1;
+			}
+			t0 = now_ns();
+			brows = scan_file("/sys/kernel/debug/gpumem/buffers");
+			t_bufs[i] = now_ns() - t0;
+			if (brows < 0) {
+				fprintf(stderr, "bench-scan: buffers read failed\n");
 				return 1;
 			}
 		}
@@ -402,8 +413,10 @@ int main(int argc, char **argv)
 	}
 	if (cmd)
 		printf("cmd median_ns=%llu\n", median(t_cmd, repeat));
-	if (use_orphans)
+	if (use_orphans) {
 		printf("orphans median_ns=%llu rows=%d\n", median(t_orph, repeat), orows);
+		printf("bufs median_ns=%llu rows=%d\n", median(t_bufs, repeat), brows);
+	}
 	if (use_frag)
 		printf("frag median_ns=%llu rows=%d cached_ns=%llu\n",
 		       median(t_frag, repeat), frows, median(t_fragc, repeat));
