@@ -17,6 +17,7 @@
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
+#include "charge.h"
 #include "hook_stats.h"
 #include "limits.h"
 #include "debugfs.h"
@@ -352,7 +353,7 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
 		seq_printf(m, "hook_%s %llu\n", gpumem_hook_stat_name(i),
 			   hs.count[i]);
-	seq_printf(m, "hook_live_records %llu\n", hs.live_records);
+	seq_printf(m, "hook_live_records %llu\n", gpumem_charge_records());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gpumem_stats);

@@ -14,7 +14,6 @@
 #include <linux/compiler.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
-#include "charge.h"
 #include "hook_stats.h"
 
 /* One CPU's counters. */
@@ -50,7 +49,7 @@ void gpumem_hook_stats_inc(enum gpumem_hook_stat stat)
 }
 
 /**
- * gpumem_hook_stats_read() - the counters now, and the charge records alive
+ * gpumem_hook_stats_read() - the counters now
  * @st: filled in
  *
  * Each counter is the sum over every possible CPU (also those offline now:
@@ -71,7 +70,6 @@ void gpumem_hook_stats_read(struct gpumem_hook_stats *st)
 		for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
 			st->count[i] += READ_ONCE(c->count[i]);
 	}
-	st->live_records = gpumem_charge_records();
 }
 
 /**

@@ -41,14 +41,13 @@ enum gpumem_hook_stat {
 
 /**
  * struct gpumem_hook_stats - the hook statistics at one moment
- * @count: per enum gpumem_hook_stat, the counter's value
- * @live_records: charge records alive now (a gauge). Each counter is read
- *	on its own: the values are no atomic snapshot, but once nothing
- *	allocates or frees, @live_records equals charged minus uncharged.
+ * @count: per enum gpumem_hook_stat, the counter's value. Each counter is
+ *	read on its own: the values are no atomic snapshot, but once nothing
+ *	allocates or frees, charged minus uncharged equals the charge records
+ *	alive (gpumem_charge_records(), which readers report next to these).
  */
 struct gpumem_hook_stats {
 	u64 count[GPUMEM_HOOK_NR_STATS];
-	u64 live_records;
 };
 
 void gpumem_hook_stats_inc(enum gpumem_hook_stat stat);

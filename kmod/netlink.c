@@ -26,6 +26,7 @@
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
+#include "charge.h"
 #include "hook_stats.h"
 #include "leak.h"
 #include "netlink.h"
@@ -740,7 +741,7 @@ static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
 				      GPUMEM_A_STATS_PAD))
 			return -EMSGSIZE;
 	return gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LIVE_RECORDS,
-				 hs.live_records, GPUMEM_A_STATS_PAD);
+				 gpumem_charge_records(), GPUMEM_A_STATS_PAD);
 }
 
 int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
