@@ -139,6 +139,7 @@ void test_json_escape(void)
 		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },
 		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
 		{ "[kernel]", "\"[kernel]\"" },
+		{ "ab\"cd\\e\x01" "fg\xc3\xa9h", "\"ab\\\"cd\\\\e\\u0001fg\xc3\xa9h\"" },
 	};
 	size_t i;
 
@@ -186,6 +187,8 @@ void test_json_writer(void)
 	jw_array_begin(&w);
 	jw_u64(&w, 1);
 	jw_u64(&w, 2);
+	jw_u64(&w, 0);
+	jw_u64(&w, 10);
 	jw_array_end(&w);
 	jw_object_end(&w);
 	jw_object_begin(&w);
@@ -198,7 +201,7 @@ void test_json_writer(void)
 	       "[\n"
 	       "{\"pid\":812,\"comm\":\"gm \\\"x\\\"\",\"cgroup\":null,\"null_str\":null,"
 	       "\"ttm\":true,\"big\":18446744073709551615,"
-	       "\"regions\":[{\"region\":\"vram\"},{}],\"holders\":[1,2]},\n"
+	       "\"regions\":[{\"region\":\"vram\"},{}],\"holders\":[1,2,0,10]},\n"
 	       "{\"ttm\":false}\n"
 	       "]\n");
 	free(out);
