@@ -107,17 +107,24 @@ sed 's/^/#   /' "$GM_TMP/lw.out" "$GM_TMP/lw.err"
 leaks=$(echo "$ev" | grep '"type":"leak-suspect"')
 log "leak-suspect events: $(echo "$leaks" | grep -c .)"
 
-# leak_check WHAT LINE: the figures of one staircase event
+# leak_check WHAT LINE: the figures of one staircase suspect, an event's or
+# a listed one's: growth in whole steps within what the staircase did, the
+# windows it rose over (an event's: exactly NWIN, checked by ev_check; a
+# listed one's: since the rise began), the rate = growth per second over them
 leak_check() {
 	_g=$(echo "$2" | jget growth)
 	_u=$(echo "$2" | jget usage)
-	_r=$(echo "$2" | jget rate)
+	_w=$(echo "$2" | jget windows)
 	tc_num -ge "$1: growth" "$_g" $((NWIN * STEP))
 	tc_num -le "$1: growth" "$_g" $((NSTEP * STEP))
 	tc_eq "$1: growth in whole steps" $(($(num "$_g") % STEP)) 0
 	tc_num -ge "$1: usage" "$_u" "$_g"
 	tc_num -le "$1: usage" "$_u" $((NSTEP * STEP))
-	tc_eq "$1: rate (growth per second)" "$_r" $(($(num "$_g") * 1000 / (NWIN * WIN)))
+	tc_num -ge "$1: windows" "$_w" "$NWIN"
+	tc_num -le "$1: windows" "$_w" $((HOLD + 5))
+	[ "$(num "$_w")" -gt 0 ] &&
+		tc_eq "$1: rate (growth per second)" "$(echo "$2" | jget rate)" \
+			$(($(num "$_g") * 1000 / ($(num "$_w") * WIN)))
 }
 
 tc_begin leak-staircase
@@ -167,24 +174,6 @@ tc_eq "leak-suspect events of the plateau's cgroup" \
 	"$(echo "$leaks" | grep -c "\"cgroup_id\":$(stat -c %i "$CG_P"),")" 0
 tc_end
 
-# list_check WHAT LINE: the figures of one listed staircase suspect
-list_check() {
-	_g=$(echo "$2" | jget growth)
-	_u=$(echo "$2" | jget usage)
-	_w=$(echo "$2" | jget windows)
-	tc_num -ge "$1: growth" "$_g" $((NWIN * STEP))
-	tc_num -le "$1: growth" "$_g" $((NSTEP * STEP))
-	tc_eq "$1: growth in whole steps" $(($(num "$_g") % STEP)) 0
-	tc_num -ge "$1: usage" "$_u" "$_g"
-	tc_num -le "$1: usage" "$_u" $((NSTEP * STEP))
-	tc_num -ge "$1: windows" "$_w" "$NWIN"
-	tc_num -le "$1: windows" "$_w" $((HOLD + 5))
-	tc_num -le "$1: since_ms" "$(echo "$2" | jget since_ms)" $(((HOLD + 5) * 1000))
-	[ "$(num "$_w")" -gt 0 ] &&
-		tc_eq "$1: rate (growth per second since the rise began)" \
-			"$(echo "$2" | jget rate)" $(($(num "$_g") * 1000 / ($(num "$_w") * WIN)))
-}
-
 tc_begin leak-list
 log "gpumemctl leaks --json (exit $leaks_rc):"
 sed 's/^/#   /' "$GM_TMP/leaks.json" "$GM_TMP/leaks.err"
@@ -197,14 +186,16 @@ tc_eq "listed suspects of the staircase's pid" "$(echo "$mine" | grep -c .)" 1
 if [ -n "$mine" ]; then
 	ev_check "$mine" comm=gm-leak-stair cgroup=/gm-leak-stair cgroup_id="$cgid_s" \
 		device="$qxl" region=vram window_ms="$WIN"
-	list_check "listed process" "$mine"
+	leak_check "listed process" "$mine"
+	tc_num -le "listed process: since_ms" "$(echo "$mine" | jget since_ms)" $(((HOLD + 5) * 1000))
 fi
 cgl=$(grep '"pid":null' "$GM_TMP/leaks.json" | grep "\"cgroup_id\":$cgid_s,")
 tc_eq "listed suspects of the staircase's cgroup" "$(echo "$cgl" | grep -c .)" 1
 if [ -n "$cgl" ]; then
 	ev_check "$cgl" comm=null cgroup=/gm-leak-stair device="$qxl" region=vram \
 		window_ms="$WIN"
-	list_check "listed cgroup" "$cgl"
+	leak_check "listed cgroup" "$cgl"
+	tc_num -le "listed cgroup: since_ms" "$(echo "$cgl" | jget since_ms)" $(((HOLD + 5) * 1000))
 fi
 for p in "$saw_pid" "$plat_pid"; do
 	tc_eq "listed suspects of pid $p (sawtooth or plateau)" \
