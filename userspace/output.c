@@ -225,54 +225,109 @@ void tbl_free(struct table *t)
 
 /* --- JSON -------------------------------------------------------------- */
 
-void json_escape(FILE *f, const char *s)
+/*
+ * The writer keeps its output in its own buffer and hands it to the stream
+ * in pieces of up to sizeof(buf) bytes (a stdio call per character or
+ * number cost more than the rest of a row). A document holds the stream's
+ * lock from jw_init() to jw_finish(): its lines are never interleaved with
+ * another thread's.
+ */
+static void jw_flush(struct jw *w)
+{
+	if (w->len)
+		fwrite(w->buf, 1, w->len, w->f);
+	w->len = 0;
+}
+
+static void jw_put(struct jw *w, const void *p, size_t n)
+{
+	if (w->len + n > sizeof(w->buf)) {
+		jw_flush(w);
+		if (n > sizeof(w->buf)) {
+			fwrite(p, 1, n, w->f);
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void jw_putc(struct jw *w, char c)
+{
+	if (w->len == sizeof(w->buf))
+		jw_flush(w);
+	w->buf[w->len++] = c;
+}
+
+static void jw_puts(struct jw *w, const char *s)
+{
+	jw_put(w, s, strlen(s));
+}
+
+/* s as a JSON string literal, into the writer's buffer */
+static void jw_escape(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, run;
+	char esc[8];
 	uint32_t cp;
 
-	fputc('"', f);
+	jw_putc(w, '"');
 	while (i < n) {
 		size_t l;
 
-		/* plain ASCII goes out as one piece (a write per byte costs) */
 		for (run = 0; i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x7f &&
 		     p[i + run] != '"' && p[i + run] != '\\'; run++)
 			;
 		if (run) {
-			fwrite(p + i, 1, run, f);
+			jw_put(w, p + i, run);
 			i += run;
 			continue;
 		}
 		l = utf8_next(p + i, n - i, &cp);
 		if (l == 0) {
-			fputs("\\ufffd", f);
+			jw_puts(w, "\\ufffd");
 			i++;
 			continue;
 		}
 		switch (cp) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"': jw_puts(w, "\\\""); break;
+		case '\\': jw_puts(w, "\\\\"); break;
+		case '\b': jw_puts(w, "\\b"); break;
+		case '\f': jw_puts(w, "\\f"); break;
+		case '\n': jw_puts(w, "\\n"); break;
+		case '\r': jw_puts(w, "\\r"); break;
+		case '\t': jw_puts(w, "\\t"); break;
 		default:
-			if (cp < 0x20 || cp == 0x7f)
-				fprintf(f, "\\u%04x", (unsigned int)cp);
-			else
-				fwrite(p + i, 1, l, f);
+			if (cp < 0x20 || cp == 0x7f) {
+				snprintf(esc, sizeof(esc), "\\u%04x", (unsigned int)cp);
+				jw_puts(w, esc);
+			} else {
+				jw_put(w, p + i, l);
+			}
 		}
 		i += l;
 	}
-	fputc('"', f);
+	jw_putc(w, '"');
+}
+
+void json_escape(FILE *f, const char *s)
+{
+	struct jw w;
+
+	jw_init(&w, f);
+	jw_escape(&w, s);
+	jw_flush(&w);
+	funlockfile(f);
 }
 
 void jw_init(struct jw *w, FILE *f)
 {
-	memset(w, 0, sizeof(*w));
 	w->f = f;
+	w->depth = 0;
+	w->after_key = false;
+	w->len = 0;
+	flockfile(f);
 }
 
 /* Before a value (or a key): the separator its container needs. */
@@ -287,10 +342,10 @@ static void jw_sep(struct jw *w)
 	if (w->kind[w->depth - 1] == '{')
 		abort();	/* a value in an object needs a key */
 	if (!w->first[w->depth - 1])
-		fputc(',', w->f);
+		jw_putc(w, ',');
 	w->first[w->depth - 1] = false;
 	if (w->depth == 1)
-		fputc('\n', w->f);
+		jw_putc(w, '\n');
 }
 
 static void jw_open(struct jw *w, char kind)
@@ -298,10 +353,10 @@ static void jw_open(struct jw *w, char kind)
 	jw_sep(w);
 	if (w->depth == JW_MAX_DEPTH)
 		abort();
-	fputc(kind, w->f);
 	w->kind[w->depth] = kind;
 	w->first[w->depth] = true;
 	w->depth++;
+	jw_putc(w, kind);
 }
 
 static void jw_close(struct jw *w, char kind)
@@ -310,8 +365,8 @@ static void jw_close(struct jw *w, char kind)
 		abort();
 	w->depth--;
 	if (w->depth == 0 && kind == '[' && !w->first[0])
-		fputc('\n', w->f);
-	fputc(kind == '[' ? ']' : '}', w->f);
+		jw_putc(w, '\n');
+	jw_putc(w, kind == '[' ? ']' : '}');
 }
 
 void jw_array_begin(struct jw *w) { jw_open(w, '['); }
@@ -324,10 +379,10 @@ void jw_key(struct jw *w, const char *key)
 	if (w->depth == 0 || w->kind[w->depth - 1] != '{' || w->after_key)
 		abort();
 	if (!w->first[w->depth - 1])
-		fputc(',', w->f);
+		jw_putc(w, ',');
 	w->first[w->depth - 1] = false;
-	json_escape(w->f, key);
-	fputc(':', w->f);
+	jw_escape(w, key);
+	jw_putc(w, ':');
 	w->after_key = true;
 }
 
@@ -338,7 +393,7 @@ void jw_string(struct jw *w, const char *s)
 		return;
 	}
 	jw_sep(w);
-	json_escape(w->f, s);
+	jw_escape(w, s);
 }
 
 void jw_u64(struct jw *w, uint64_t v)
@@ -352,26 +407,28 @@ void jw_u64(struct jw *w, uint64_t v)
 		buf[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - i, w->f);
+	jw_put(w, buf + i, sizeof(buf) - i);
 }
 
 void jw_bool(struct jw *w, bool v)
 {
 	jw_sep(w);
-	fputs(v ? "true" : "false", w->f);
+	jw_puts(w, v ? "true" : "false");
 }
 
 void jw_null(struct jw *w)
 {
 	jw_sep(w);
-	fputs("null", w->f);
+	jw_puts(w, "null");
 }
 
 void jw_finish(struct jw *w)
 {
 	if (w->depth != 0)
 		abort();
-	fputc('\n', w->f);
+	jw_putc(w, '\n');
+	jw_flush(w);
+	funlockfile(w->f);
 }
 
 void jw_kv_string(struct jw *w, const char *key, const char *s) { jw_key(w, key); jw_string(w, s); }

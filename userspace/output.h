@@ -86,6 +86,8 @@ struct jw {
 	bool first[JW_MAX_DEPTH];	/* no element written yet at this depth */
 	char kind[JW_MAX_DEPTH];	/* '[' or '{' */
 	bool after_key;
+	size_t len;			/* bytes in buf, not yet written to f */
+	char buf[4096];
 };
 
 void jw_init(struct jw *w, FILE *f);
