@@ -34,8 +34,8 @@ static const char help[] =
 #define LEAK_ATTR(attr) GM_ATTR(struct gm_row, raw, GPUMEM_A_LEAK_##attr)
 
 static const struct gm_field leak_fields[] = {
-	{ .title = "DEVICE", .key = "device", LEAK_ATTR(DEV_ID), .get = gm_row_get_device },
-	{ .title = "REGION", .key = "region", LEAK_ATTR(REGION), .get = gm_row_get_region },
+	{ .title = "DEVICE", .key = "device", LEAK_ATTR(DEV_ID), .get = gm_get_attr_device },
+	{ .title = "REGION", .key = "region", LEAK_ATTR(REGION), .get = gm_get_attr_region },
 	{ .title = "PID", .align = 'r', .key = "pid", LEAK_ATTR(PID), .get = gm_get_attr_u64 },
 	{ .title = "COMM", .key = "comm", LEAK_ATTR(COMM), .get = gm_get_attr_str },
 	{ .title = "USAGE", .align = 'r', .key = "usage", LEAK_ATTR(USAGE),

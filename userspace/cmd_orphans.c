@@ -45,8 +45,8 @@ static void get_kinds(const struct gm_field *f, const void *obj, struct gm_val *
 #define ORPHAN_ATTR(attr) GM_ATTR(struct gm_row, raw, GPUMEM_A_ORPHAN_##attr)
 
 static const struct gm_field orphan_fields[] = {
-	{ .title = "DEVICE", .key = "device", ORPHAN_ATTR(DEV_ID), .get = gm_row_get_device },
-	{ .title = "REGION", .key = "region", ORPHAN_ATTR(REGION), .get = gm_row_get_region },
+	{ .title = "DEVICE", .key = "device", ORPHAN_ATTR(DEV_ID), .get = gm_get_attr_device },
+	{ .title = "REGION", .key = "region", ORPHAN_ATTR(REGION), .get = gm_get_attr_region },
 	{ .title = "BYTES", .align = 'r', .key = "bytes", ORPHAN_ATTR(BYTES),
 	  .get = gm_get_attr_bytes },
 	{ .title = "BUFFERS", .align = 'r', .key = "buffers", ORPHAN_ATTR(BUFFERS),

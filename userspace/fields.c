@@ -455,3 +455,24 @@ void gm_get_attr_str(const struct gm_field *f, const void *obj, struct gm_val *v
 	if (v->s)
 		v->kind = GM_V_STR;
 }
+
+void gm_get_attr_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	uint64_t id;
+
+	if (!gm_raw_uint(raw_of(f, obj), f->attr, &id))
+		return;
+	snprintf(buf, GM_FIELD_BUF, "card%" PRIu64, id);
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
+void gm_get_attr_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	uint64_t region;
+
+	if (!gm_raw_uint(raw_of(f, obj), f->attr, &region))
+		return;
+	v->kind = GM_V_STR;
+	v->s = gm_region_label((uint32_t)region, buf);
+}

@@ -151,12 +151,16 @@ void gm_get_bool(const struct gm_field *f, const void *obj, struct gm_val *v, ch
  * Attribute getters (GM_ATTR): attribute f->attr of the struct gm_raw at
  * offset arg, not known when the kernel did not send it. _u64 an integer
  * of any width, _bytes one in bytes, _ns a duration, _bool a u8 or flag
- * (false when not sent: the spec's flags), _str a string.
+ * (false when not sent: the spec's flags), _str a string, _device a device
+ * id, _region a region.
  */
 void gm_get_attr_u64(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_attr_bytes(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_attr_ns(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_attr_bool(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_attr_str(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
+/* a device id as "cardN", a region (enum gpumem_region) by its name */
+void gm_get_attr_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
+void gm_get_attr_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 
 #endif

@@ -149,29 +149,6 @@ out:
 	return ret;
 }
 
-void gm_row_get_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
-{
-	const struct gm_row *r = obj;
-	uint64_t id;
-
-	if (!gm_raw_uint(&r->raw, f->attr, &id))
-		return;
-	snprintf(buf, GM_FIELD_BUF, "card%llu", (unsigned long long)id);
-	v->kind = GM_V_STR;
-	v->s = buf;
-}
-
-void gm_row_get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
-{
-	const struct gm_row *r = obj;
-	uint64_t region;
-
-	if (!gm_raw_uint(&r->raw, f->attr, &region))
-		return;
-	v->kind = GM_V_STR;
-	v->s = gm_region_label((uint32_t)region, buf);
-}
-
 void gm_row_get_list(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	const struct gm_row *r = obj;

@@ -39,10 +39,7 @@ struct gm_rows_cmd {
 
 int gm_rows_command(const struct gm_rows_cmd *c, int argc, char **argv, struct gm_opts *o);
 
-/* Getters of struct gm_row fields: the device (cardN) and region of attribute f->attr. */
-void gm_row_get_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
-void gm_row_get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
-/* gm_row.list as a list of numbers */
+/* gm_row.list as a list of numbers (attributes: gm_get_attr_* of fields.h) */
 void gm_row_get_list(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 
 #endif /* GPUMEMCTL_ROWS_CMD_H */
