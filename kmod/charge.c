@@ -718,7 +718,6 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		.recs = *recsp, .cap = *capp, .claim = claim,
 		.watch = gpumem_orphans_events_on(),
 	};
-	size_t need = atomic_read(&gpumem_charges.nelems) + 16;
 	unsigned int tries;
 	int ret = 0;
 
@@ -729,7 +728,8 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 	 * few), the passes grow the array as needed.
 	 */
 	if (!claim)
-		gpumem_vec_reserve((void **)&f.recs, &f.cap, need,
+		gpumem_vec_reserve((void **)&f.recs, &f.cap,
+				   atomic_read(&gpumem_charges.nelems) + 16,
 				   sizeof(*f.recs));
 	for (tries = 0; tries < 4; tries++) {
 		if (!claim)

@@ -243,11 +243,37 @@ bool gpumem_leak_describe(const struct gpumem_leak_state *st, u64 usage,
 }
 
 /* Raise the event of one suspect and put its pid. */
+/* Growth per second over @windows windows of @ms each (0 without a span). */
+static u64 gpumem_leak_rate(u64 growth, u32 windows, unsigned int ms)
+{
+	u64 span_ms = (u64)ms * windows;
+
+	return span_ms ? div64_u64(growth * 1000, span_ms) : 0;
+}
+
+/*
+ * The cgroup a hit is reported under: a process's cgroup now (@hit->cgid,
+ * 0, once it has exited), or the cgroup whose own usage it is.
+ */
+static u64 gpumem_leak_hit_cgid(const struct gpumem_leak_hit *hit)
+{
+	struct task_struct *task;
+	u64 cgid = hit->cgid;
+
+	if (!hit->pid)
+		return cgid;
+	rcu_read_lock();	/* the task's css_set */
+	task = pid_task(hit->pid, PIDTYPE_TGID);
+	if (task)
+		cgid = cgroup_id(task_dfl_cgroup(task));
+	rcu_read_unlock();
+	return cgid;
+}
+
 static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 {
 	struct gpumem_quota_event ev = {
 		.type = GPUMEM_EVENT_TYPE_LEAK_SUSPECT,
-		.cgid = hit->cgid,
 		.minor = hit->minor,
 		.region = hit->region,
 		.usage = hit->usage,
@@ -255,18 +281,12 @@ static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 		.window_ms = ms,
 		.windows = hit->windows,
 	};
-	struct task_struct *task;
-	u64 span_ms = (u64)ms * hit->windows;
 
-	ev.rate = span_ms ? div64_u64(hit->growth * 1000, span_ms) : 0;
+	ev.rate = gpumem_leak_rate(hit->growth, hit->windows, ms);
+	ev.cgid = gpumem_leak_hit_cgid(hit);
 	if (hit->pid) {
 		ev.pid = pid_nr(hit->pid);
 		strscpy(ev.comm, hit->comm, sizeof(ev.comm));
-		rcu_read_lock();	/* the task's css_set */
-		task = pid_task(hit->pid, PIDTYPE_TGID);
-		if (task)
-			ev.cgid = cgroup_id(task_dfl_cgroup(task));
-		rcu_read_unlock();
 		put_pid(hit->pid);
 		hit->pid = NULL;
 	}
@@ -404,24 +424,18 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	for (i = 0; i < n; i++) {
 		struct gpumem_leak_row *row = &list->rows[i];
 		struct gpumem_leak_hit *hit = &hits[i];
-		u64 span_ms = (u64)ms * hit->windows;
-		struct task_struct *task;
 
-		row->cgid = hit->cgid;
+		row->cgid = gpumem_leak_hit_cgid(hit);
 		if (hit->pid) {
 			row->pid = pid_nr(hit->pid);
 			memcpy(row->comm, hit->comm, sizeof(row->comm));
-			rcu_read_lock();	/* the task's css_set */
-			task = pid_task(hit->pid, PIDTYPE_TGID);
-			row->cgid = task ? cgroup_id(task_dfl_cgroup(task)) : 0;
-			rcu_read_unlock();
 			put_pid(hit->pid);
 		}
 		row->minor = hit->minor;
 		row->region = hit->region;
 		row->usage = hit->usage;
 		row->growth = hit->growth;
-		row->rate = span_ms ? div64_u64(hit->growth * 1000, span_ms) : 0;
+		row->rate = gpumem_leak_rate(hit->growth, hit->windows, ms);
 		row->windows = hit->windows;
 		row->since_ms = hit->since_ms;
 		/* without memory for the path the row says it has none */
