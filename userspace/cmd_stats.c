@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_stats.c - `gpumemctl stats`: the counters of gpumem's walker and its
- * hook statistics.
+ * hook statistics (their fields: stats_fields.c, gpumemd's metrics too).
  */
 #include <getopt.h>
-#include <stddef.h>
 #include <stdio.h>
 
-#include "../uapi/gpumem.h"
 #include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"
@@ -31,35 +29,10 @@ static const char help[] =
 	"\n"
 	"  -j, --json    one JSON object with those keys\n";
 
-#define STAT(key_, attr_, get_) \
-	{ .key = (key_), GM_ATTR(struct gm_stats, raw, GPUMEM_A_STATS_##attr_), .get = (get_) }
-
-/* The counters, once for the NAME VALUE table and the JSON object. */
-static const struct gm_field stats_fields[] = {
-	STAT("walks", WALKS, gm_get_attr_u64),
-	STAT("walks_failed", WALKS_FAILED, gm_get_attr_u64),
-	STAT("last_walk_ns", LAST_WALK_NS, gm_get_attr_ns),
-	STAT("last_walk_clients", LAST_WALK_CLIENTS, gm_get_attr_u64),
-	STAT("last_walk_bos", LAST_WALK_BOS, gm_get_attr_u64),
-	STAT("last_walk_skipped", LAST_WALK_SKIPPED, gm_get_attr_u64),
-	STAT("devices", DEVICES, gm_get_attr_u64),
-	STAT("hook_charged", CHARGED, gm_get_attr_u64),
-	STAT("hook_uncharged", UNCHARGED, gm_get_attr_u64),
-	STAT("hook_charge_failed", CHARGE_FAILED, gm_get_attr_u64),
-	STAT("hook_denied", DENIED, gm_get_attr_u64),
-	STAT("hook_guard_refused", GUARD_REFUSED, gm_get_attr_u64),
-	STAT("hook_events_sent", EVENTS_SENT, gm_get_attr_u64),
-	STAT("hook_events_suppressed", EVENTS_SUPPRESSED, gm_get_attr_u64),
-	STAT("hook_events_lost", EVENTS_LOST, gm_get_attr_u64),
-	STAT("hook_live_records", LIVE_RECORDS, gm_get_attr_u64),
-};
-
 int cmd_stats(int argc, char **argv, struct gm_opts *o)
 {
 	static const struct option opts[] = { GM_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
-	struct gm_fields fs = {
-		.v = stats_fields, .n = sizeof(stats_fields) / sizeof(*stats_fields),
-	};
+	struct gm_fields fs = gm_stats_fieldset();
 	struct gm_nl nl = { 0 };
 	struct gm_stats s;
 	int c, ret;

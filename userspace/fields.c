@@ -349,7 +349,7 @@ void gm_fields_prom(FILE *out, const struct gm_fields *fs, const void *objs, siz
 		if (j < i)
 			continue;
 		prom_family(out, m->metric, fs->held && m->help_held ? m->help_held : m->help,
-			    "gauge");
+			    m->flags & GM_F_COUNTER ? "counter" : "gauge");
 		for (k = 0; k < n; k++) {
 			const void *obj = (const char *)objs + k * stride;
 
@@ -362,10 +362,13 @@ void gm_fields_prom(FILE *out, const struct gm_fields *fs, const void *objs, siz
 				if (!f->metric || !shown(fs, f) || strcmp(f->metric, m->metric) != 0)
 					continue;
 				get(f, obj, &v, buf);
-				if (v.kind != GM_V_U64 && v.kind != GM_V_BYTES)
+				if (v.kind != GM_V_U64 && v.kind != GM_V_BYTES && v.kind != GM_V_NS)
 					continue;	/* not known: no sample */
 				nl = labels(fs, f, obj, l, bufs, rb);
-				prom_sample(out, f->metric, l, nl, v.u);
+				if (v.kind == GM_V_NS)
+					prom_sample_seconds(out, f->metric, l, nl, v.u);
+				else
+					prom_sample(out, f->metric, l, nl, v.u);
 			}
 		}
 	}

@@ -18,8 +18,9 @@
 
 /*
  * One value: GM_V_NONE is "not known": "-" in tables, null in JSON, no sample.
- * GM_V_NS is a duration in ns: "N (1.2 ms)" in tables, N in JSON; GM_V_U32S
- * a list of numbers: "1,2,3" in tables, [1,2,3] in JSON.
+ * GM_V_NS is a duration in ns: "N (1.2 ms)" in tables, N in JSON, seconds
+ * (Prometheus' base unit) in a sample; GM_V_U32S a list of numbers: "1,2,3"
+ * in tables, [1,2,3] in JSON.
  */
 enum gm_val_kind { GM_V_NONE, GM_V_U64, GM_V_BYTES, GM_V_STR, GM_V_BOOL, GM_V_NS, GM_V_U32S };
 
@@ -51,13 +52,15 @@ typedef void (*gm_field_get)(const struct gm_field *f, const void *obj, struct g
 #define GM_F_INNER	0x8	/* JSON: a field of the nested elements (gm_fields.inner_key) */
 #define GM_F_OMIT	0x10	/* JSON: the key is left out when the value is not known */
 #define GM_F_NONZERO	0x20	/* lines: left out when 0 */
+#define GM_F_COUNTER	0x40	/* Prometheus: the metric is a counter (else a gauge) */
 
 struct gm_field {
 	const char *title;	/* table column; NULL: not in tables */
 	char align;		/* 'l' or 'r' */
 	const char *key;	/* JSON key; NULL: not in JSON */
 	const char *label;	/* Prometheus label name; NULL: not a label */
-	const char *metric;	/* Prometheus metric (gauge) of this value; NULL: none */
+	const char *metric;	/* Prometheus metric of this value, a gauge (GM_F_COUNTER:
+				 * a counter); NULL: none */
 	const char *help, *help_held;	/* its HELP text (help_held: in the held view) */
 	const char *xlabel;	/* metric: one more label, valued by xvalue (or the
 				 * region name, GM_F_REGION) */
@@ -118,7 +121,9 @@ void gm_fields_json_array(FILE *f, const struct gm_fields *fs, const void *objs,
 /*
  * Prometheus: for every metric of the list (in its order), the family and a
  * sample per object and field of that metric (objects in order), labelled
- * with the list's label fields and the field's own extra label.
+ * with the list's label fields and the field's own extra label. Values are
+ * integers as they are, GM_V_NS durations in seconds; a value not known, or
+ * of another kind, has no sample.
  */
 void gm_fields_prom(FILE *f, const struct gm_fields *fs, const void *objs, size_t n,
 		    size_t stride);

@@ -94,6 +94,12 @@ struct gm_dev_row {
 struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n);
 struct gm_fields gm_dev_fieldset(bool exact);
 
+/*
+ * stats_fields.c: the counters of stats-get (struct gm_stats), listed once
+ * for `stats` (NAME VALUE table, JSON) and gpumemd's metrics.
+ */
+struct gm_fields gm_stats_fieldset(void);
+
 struct gm_nl;
 /*
  * gm_report (report.c): print the failure of request WHAT to stderr

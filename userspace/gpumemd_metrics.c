@@ -4,8 +4,11 @@
  * text. The device, process and cgroup families are gpumemctl export's own
  * (the field lists of dev_fields.c, proc_fields.c and quota.c, printed by
  * gm_fields_prom): the same names, labels and values, with pod_uid and
- * container_id added to the process and cgroup series. Counters, the
- * walker's statistics and gpumem_up are written here.
+ * container_id added to the process and cgroup series. The walker's and
+ * hooks' statistics are gpumemctl stats' fields (stats_fields.c), also
+ * printed by gm_fields_prom; the limits' denials, the agent's event
+ * counters, gpumem_up and the statistics a newer module adds are written
+ * here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -211,72 +214,34 @@ static int write_cgroups(FILE *f, struct gm_nl *nl)
 	return ret;
 }
 
-/* stats-get: each attribute a family (base units; counters end in _total) */
-struct stat_metric {
-	int attr;
-	const char *name, *type, *help;
-	double scale;	/* 0: the integer as it is */
-};
-
-static const struct stat_metric stat_metrics[] = {
-	{ GPUMEM_A_STATS_WALKS, "gpumem_walks_total", "counter",
-	  "Walks of the DRM clients and buffer objects (held view, debugfs processes).", 0 },
-	{ GPUMEM_A_STATS_WALKS_FAILED, "gpumem_walks_failed_total", "counter",
-	  "Walks that failed (out of memory).", 0 },
-	{ GPUMEM_A_STATS_LAST_WALK_NS, "gpumem_last_walk_duration_seconds", "gauge",
-	  "Duration of the last walk in seconds.", 1e-9 },
-	{ GPUMEM_A_STATS_LAST_WALK_CLIENTS, "gpumem_last_walk_clients", "gauge",
-	  "DRM clients the last walk saw.", 0 },
-	{ GPUMEM_A_STATS_LAST_WALK_BOS, "gpumem_last_walk_buffers", "gauge",
-	  "Buffer objects the last walk saw.", 0 },
-	{ GPUMEM_A_STATS_LAST_WALK_SKIPPED, "gpumem_last_walk_skipped_buffers", "gauge",
-	  "Buffer objects the last walk found busy (reserved) and left out.", 0 },
-	{ GPUMEM_A_STATS_DEVICES, "gpumem_devices", "gauge",
-	  "DRM devices gpumem knows.", 0 },
-	{ GPUMEM_A_STATS_CHARGED, "gpumem_hook_charged_total", "counter",
-	  "Charge records tied to a placement since the module was loaded.", 0 },
-	{ GPUMEM_A_STATS_UNCHARGED, "gpumem_hook_uncharged_total", "counter",
-	  "Charge records given back (placement freed, or its device gone).", 0 },
-	{ GPUMEM_A_STATS_CHARGE_FAILED, "gpumem_hook_charge_failed_total", "counter",
-	  "Placements left unaccounted: gpumem had no memory for their record.", 0 },
-	{ GPUMEM_A_STATS_DENIED, "gpumem_hook_denied_total", "counter",
-	  "Placements refused by a limit in enforce mode.", 0 },
-	{ GPUMEM_A_STATS_GUARD_REFUSED, "gpumem_hook_guard_refused_total", "counter",
-	  "Evictions refused by the eviction guard (for a task just denied).", 0 },
-	{ GPUMEM_A_STATS_EVENTS_SENT, "gpumem_hook_events_sent_total", "counter",
-	  "Events the module delivered to its events group.", 0 },
-	{ GPUMEM_A_STATS_EVENTS_SUPPRESSED, "gpumem_hook_events_suppressed_total", "counter",
-	  "Events the module dropped by a rate limit.", 0 },
-	{ GPUMEM_A_STATS_EVENTS_LOST, "gpumem_hook_events_lost_total", "counter",
-	  "Events the module numbered but could not build or deliver (sequence gaps).", 0 },
-	{ GPUMEM_A_STATS_LIVE_RECORDS, "gpumem_charge_records", "gauge",
-	  "Charge records alive now.", 0 },
-};
-
-static const struct stat_metric *stat_metric(int attr)
+/* the field of fs for attribute ATTR, or NULL */
+static const struct gm_field *attr_field(const struct gm_fields *fs, int attr)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(stat_metrics) / sizeof(*stat_metrics); i++)
-		if (stat_metrics[i].attr == attr)
-			return &stat_metrics[i];
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].attr == attr)
+			return &fs->v[i];
 	return NULL;
 }
 
 /*
  * The walker's and hooks' statistics: every integer attribute of the reply,
- * those above by their names, any other (a newer module's) as
- * gpumem_stat_<spec name> (a gauge: what it counts is not known here).
+ * in the attributes' order, a family each; those of gm_stats_fieldset()
+ * (stats_fields.c, gpumemctl stats' own list) by its fields, any other (a
+ * newer module's) as gpumem_stat_<spec name> (a gauge: what it counts is
+ * not known here).
  */
 static int write_stats(FILE *f, struct gm_nl *nl)
 {
+	struct gm_fields fs = gm_stats_fieldset();
 	struct gm_stats s;
 	int type;
 
 	if (gm_get_stats(nl, &s) < 0)
 		return -nl->error;
 	for (type = 1; type <= GPUMEM_A_STATS_MAX; type++) {
-		const struct stat_metric *m = stat_metric(type);
+		const struct gm_field *field = attr_field(&fs, type);
 		const char *spec = gm_spec_stats_names[type];
 		char name[96], help[128];
 		uint64_t v;
@@ -284,23 +249,21 @@ static int write_stats(FILE *f, struct gm_nl *nl)
 
 		if (!gm_raw_uint(&s.raw, type, &v))
 			continue;	/* not sent, or the pad */
-		if (!m) {
-			if (!spec)
-				continue;
-			snprintf(name, sizeof(name), "gpumem_stat_%s", spec);
-			for (p = name; *p; p++)
-				if (*p == '-')
-					*p = '_';
-			snprintf(help, sizeof(help), "gpumem's statistic %s (stats-get).", spec);
-			prom_family(f, name, help, "gauge");
-			fprintf(f, "%s %" PRIu64 "\n", name, v);
+		if (field) {	/* that field alone: its family and sample */
+			struct gm_fields one = { .v = field, .n = 1 };
+
+			gm_fields_prom(f, &one, &s, 1, sizeof(s));
 			continue;
 		}
-		prom_family(f, m->name, m->help, m->type);
-		if (m->scale)
-			fprintf(f, "%s %.9f\n", m->name, (double)v * m->scale);
-		else
-			fprintf(f, "%s %" PRIu64 "\n", m->name, v);
+		if (!spec)
+			continue;
+		snprintf(name, sizeof(name), "gpumem_stat_%s", spec);
+		for (p = name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		snprintf(help, sizeof(help), "gpumem's statistic %s (stats-get).", spec);
+		prom_family(f, name, help, "gauge");
+		fprintf(f, "%s %" PRIu64 "\n", name, v);
 	}
 	gm_stats_free(&s);
 	return 0;

@@ -480,8 +480,9 @@ void prom_family(FILE *f, const char *name, const char *help, const char *type)
 	fprintf(f, "\n# TYPE %s %s\n", name, type);
 }
 
-void prom_sample(FILE *f, const char *name, const struct prom_label *labels,
-		 size_t nlabels, uint64_t value)
+/* name{l1="v1",...}: a sample without its value */
+static void prom_series(FILE *f, const char *name, const struct prom_label *labels,
+			size_t nlabels)
 {
 	size_t i;
 
@@ -495,5 +496,18 @@ void prom_sample(FILE *f, const char *name, const struct prom_label *labels,
 		}
 		fputc('}', f);
 	}
+}
+
+void prom_sample(FILE *f, const char *name, const struct prom_label *labels,
+		 size_t nlabels, uint64_t value)
+{
+	prom_series(f, name, labels, nlabels);
 	fprintf(f, " %" PRIu64 "\n", value);
+}
+
+void prom_sample_seconds(FILE *f, const char *name, const struct prom_label *labels,
+			 size_t nlabels, uint64_t ns)
+{
+	prom_series(f, name, labels, nlabels);
+	fprintf(f, " %.9f\n", (double)ns * 1e-9);
 }

@@ -128,6 +128,9 @@ void prom_family(FILE *f, const char *name, const char *help, const char *type);
 /* name{l1="v1",...} value - label values escaped: \ " and newline */
 void prom_sample(FILE *f, const char *name, const struct prom_label *labels,
 		 size_t nlabels, uint64_t value);
+/* the same with a duration of ns nanoseconds, written in seconds (%.9f) */
+void prom_sample_seconds(FILE *f, const char *name, const struct prom_label *labels,
+			 size_t nlabels, uint64_t ns);
 /* a label value escaped per the format (invalid UTF-8 becomes U+FFFD) */
 void prom_escape_label(FILE *f, const char *v);
 
