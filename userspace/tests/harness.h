@@ -76,6 +76,7 @@ void test_json_escape(void);
 void test_json_writer(void);
 void test_prometheus(void);
 void test_fields(void);
+void test_fields_prom(void);
 void test_parse_pid(void);
 void test_parse_interval_count(void);
 void test_parse_size(void);

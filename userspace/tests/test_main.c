@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 	test_json_writer();
 	test_prometheus();
 	test_fields();
+	test_fields_prom();
 	test_parse_pid();
 	test_parse_interval_count();
 	test_parse_size();

@@ -338,3 +338,77 @@ void test_fields(void)
 	       "t_bytes{name=\"\",id=\"22\",region=\"all\"} 0\n");
 	free(out);
 }
+
+/* Prometheus types and units: GM_F_COUNTER, a gauge, a GM_V_NS duration */
+
+struct walk_row { const char *dev; uint32_t id; uint64_t walks, records, ns; bool has_ns; };
+
+static void get_walk_ns(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct walk_row *r = obj;
+
+	(void)f;
+	(void)buf;
+	if (r->has_ns) {
+		v->kind = GM_V_NS;
+		v->u = r->ns;
+	}
+}
+
+void test_fields_prom(void)
+{
+	static const struct gm_field fl[] = {
+		{ .key = "walks", .metric = "t_walks_total", .flags = GM_F_COUNTER,
+		  .help = "Walks.", .get = gm_get_u64, .arg = offsetof(struct walk_row, walks) },
+		{ .label = "device", .get = gm_get_str, .arg = offsetof(struct walk_row, dev) },
+		{ .key = "records", .metric = "t_records", .help = "Records alive.",
+		  .get = gm_get_u64, .arg = offsetof(struct walk_row, records) },
+		{ .key = "last_walk_ns", .metric = "t_last_walk_seconds",
+		  .help = "Duration of the last walk.", .get = get_walk_ns },
+		{ .label = "id", .get = gm_get_u32, .arg = offsetof(struct walk_row, id) },
+	};
+	static const struct walk_row rows[] = {
+		{ "card0", 0, 12, 71, 1234567, true },
+		{ "card\"1", 1, 0, 0, 3000000000u, true },
+		{ NULL, 2, UINT64_MAX, 5, 0, false },
+	};
+	struct gm_fields fs = { .v = fl, .n = sizeof(fl) / sizeof(*fl) };
+	struct mem m;
+	char *out;
+
+	gm_fields_prom(mem_open(&m), &fs, rows, 3, sizeof(*rows));
+	out = mem_close(&m);
+	eq_str("fields: Prometheus counter and gauge TYPEs, ns as seconds, no sample when not known",
+	       out,
+	       "# HELP t_walks_total Walks.\n# TYPE t_walks_total counter\n"
+	       "t_walks_total{device=\"card0\",id=\"0\"} 12\n"
+	       "t_walks_total{device=\"card\\\"1\",id=\"1\"} 0\n"
+	       "t_walks_total{device=\"\",id=\"2\"} 18446744073709551615\n"
+	       "# HELP t_records Records alive.\n# TYPE t_records gauge\n"
+	       "t_records{device=\"card0\",id=\"0\"} 71\n"
+	       "t_records{device=\"card\\\"1\",id=\"1\"} 0\n"
+	       "t_records{device=\"\",id=\"2\"} 5\n"
+	       "# HELP t_last_walk_seconds Duration of the last walk.\n"
+	       "# TYPE t_last_walk_seconds gauge\n"
+	       "t_last_walk_seconds{device=\"card0\",id=\"0\"} 0.001234567\n"
+	       "t_last_walk_seconds{device=\"card\\\"1\",id=\"1\"} 3.000000000\n");
+	free(out);
+
+	/* the same ns in JSON and tables: the integer as it is */
+	gm_fields_json_array(mem_open(&m), &fs, rows, 1, sizeof(*rows));
+	out = mem_close(&m);
+	eq_str("fields: a GM_V_NS value in JSON stays ns", out,
+	       "[\n{\"walks\":12,\"records\":71,\"last_walk_ns\":1234567}\n]\n");
+	free(out);
+
+	/* one object, no label fields: bare samples */
+	fs.v = fl + 3;
+	fs.n = 1;
+	gm_fields_prom(mem_open(&m), &fs, rows, 1, sizeof(*rows));
+	out = mem_close(&m);
+	eq_str("fields: Prometheus ns sample without labels", out,
+	       "# HELP t_last_walk_seconds Duration of the last walk.\n"
+	       "# TYPE t_last_walk_seconds gauge\n"
+	       "t_last_walk_seconds 0.001234567\n");
+	free(out);
+}
