@@ -6,7 +6,8 @@
  * gm_fields_prom): the same names, labels and values, with pod_uid and
  * container_id added to the process and cgroup series. The walker's and
  * hooks' statistics are gpumemctl stats' fields (stats_fields.c), also
- * printed by gm_fields_prom; the limits' denials, the agent's event
+ * printed by gm_fields_prom, as are the limits' denials (a counter field
+ * of this file's, with the cgroup families' labels); the agent's event
  * counters, gpumem_up and the statistics a newer module adds are written
  * here.
  */
@@ -71,60 +72,49 @@ static int fieldset_plus(struct gm_fields *out, const struct gm_fields *base,
 	return 0;
 }
 
-/*
- * A counter family: a sample per object, labelled with fs's label fields,
- * valued by value() (false: no sample for that object).
- */
-static void prom_counter(FILE *f, const char *name, const char *help,
-			 const struct gm_fields *fs, const void *objs, size_t n, size_t stride,
-			 bool (*value)(const void *obj, uint64_t *v))
+/* the label fields of base (their metrics left out) and then m: a new list (free its .v) */
+static int labels_plus(struct gm_fields *out, const struct gm_fields *base,
+		       const struct gm_field *m)
 {
-	struct prom_label *l = calloc(fs->n, sizeof(*l));
-	char (*bufs)[GM_FIELD_BUF] = calloc(fs->n, sizeof(*bufs));
-	size_t i, j;
+	struct gm_field *v = calloc(base->n + 1, sizeof(*v));
+	size_t i, n = 0;
 
-	if (!l || !bufs)
-		goto out;
-	prom_family(f, name, help, "counter");
-	for (i = 0; i < n; i++) {
-		const void *obj = (const char *)objs + i * stride;
-		size_t nl = 0;
-		uint64_t x;
-
-		if (!value(obj, &x))
-			continue;
-		for (j = 0; j < fs->n; j++) {
-			const struct gm_field *fl = &fs->v[j];
-			const void *o = obj;
-			struct gm_val v = { 0 };
-
-			if (!fl->label)
-				continue;
-			if (fl->via)
-				memcpy(&o, (const char *)obj + fl->via - 1, sizeof(o));
-			if (o)
-				fl->get(fl, o, &v, bufs[nl]);
-			if (v.kind == GM_V_U64) {
-				snprintf(bufs[nl], GM_FIELD_BUF, "%" PRIu64, v.u);
-				v.s = bufs[nl];
-			}
-			l[nl] = (struct prom_label){ fl->label, v.kind == GM_V_NONE ? NULL : v.s };
-			nl++;
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < base->n; i++)
+		if (base->v[i].label) {
+			v[n] = base->v[i];
+			v[n++].metric = NULL;
 		}
-		prom_sample(f, name, l, nl, x);
-	}
-out:
-	free(l);
-	free(bufs);
+	v[n++] = *m;
+	*out = *base;
+	out->v = v;
+	out->n = n;
+	return 0;
 }
 
-static bool limit_denied(const void *obj, uint64_t *v)
+/* a limit's denials (LIMIT_GET); not known when the kernel did not send them */
+static void get_denied(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	const struct gm_limit *l = obj;
 
-	*v = l->denied;
-	return l->has_denied;
+	(void)f;
+	(void)buf;
+	if (l->has_denied) {
+		v->kind = GM_V_U64;
+		v->u = l->denied;
+	}
 }
+
+/*
+ * The denials of every limit, a counter (not in gpumemctl export: its rows
+ * are CGROUP_GET's), labelled as the cgroup families are.
+ */
+static const struct gm_field limit_denied = {
+	.metric = "gpumem_cgroup_denied_total", .flags = GM_F_COUNTER, .get = get_denied,
+	.help = "Placements a cgroup's limit denied (or, in monitor mode, would have denied), "
+		"per limit: device and region.",
+};
 
 /* The processes (charged view), as gpumemctl export writes them, with pod labels. */
 static int write_procs(FILE *f, struct gm_nl *nl)
@@ -197,14 +187,15 @@ static int write_cgroups(FILE *f, struct gm_nl *nl)
 	ret = rows ? 0 : -ENOMEM;
 
 	if (!ret && gm_get_limits(nl, &limits) == 0) {
+		struct gm_fields dfs;
+
 		rows = limit_rows(&limits);
-		if (rows)
-			prom_counter(f, "gpumem_cgroup_denied_total",
-				     "Placements a cgroup's limit denied (or, in monitor mode, would "
-				     "have denied), per limit: device and region.",
-				     &fs, rows, limits.n, sizeof(*rows), limit_denied);
-		else
+		if (rows && labels_plus(&dfs, &fs, &limit_denied) == 0) {
+			gm_fields_prom(f, &dfs, rows, limits.n, sizeof(*rows));
+			free((void *)dfs.v);
+		} else {
 			ret = -ENOMEM;
+		}
 		free(rows);
 		gm_limit_list_free(&limits);
 	} else if (!ret) {
