@@ -111,7 +111,7 @@ static void gpumem_proc_identity_show(struct seq_file *m,
 				      struct gpumem_snapshot *snap,
 				      const struct gpumem_proc_row *proc)
 {
-	const struct gpumem_task_row *task = xa_load(&snap->tasks, proc->tgid);
+	const struct gpumem_task_row *task = proc->task;
 
 	seq_printf(m, "%d ", proc->tgid);
 	seq_escape(m, task ? task->comm : "?", GPUMEM_ESC);

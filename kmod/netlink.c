@@ -285,8 +285,6 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 	struct cgroup_namespace *cgns = current->nsproxy->cgroup_ns;
 	struct pid_namespace *pidns = task_active_pid_ns(current);
 	struct gpumem_snapshot *snap = st->snap;
-	struct gpumem_task_row *task;
-	unsigned long tgid;
 	char *buf = NULL;
 	size_t i;
 	int ret = 0;
@@ -298,11 +296,12 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 		if (!buf)
 			ret = -ENOMEM;
 	}
-	xa_for_each(&snap->tasks, tgid, task) {
-		if (ret)
-			break;
+	for (i = 0; !ret && (st->pid_view || st->cg_view) &&
+	     i < snap->nr_tasks; i++) {
+		const struct gpumem_task_row *task = snap->task_list[i];
+
 		if (st->pid_view)
-			ret = gpumem_nl_map_pid(st, pidns, tgid);
+			ret = gpumem_nl_map_pid(st, pidns, task->tgid);
 		if (!ret && st->cg_view)
 			ret = gpumem_nl_map_path(st, cgns, task->cgroup_id, buf);
 	}
@@ -410,11 +409,11 @@ int gpumem_nl_dev_get_start(struct netlink_callback *cb)
 static int gpumem_nl_match_cgroup(struct gpumem_nl_dump *st,
 				  struct cgroup *cgrp)
 {
-	struct gpumem_task_row *task;
-	unsigned long tgid;
+	size_t i;
 	int ret;
 
-	xa_for_each(&st->snap->tasks, tgid, task) {
+	for (i = 0; i < st->snap->nr_tasks; i++) {
+		const struct gpumem_task_row *task = st->snap->task_list[i];
 		struct cgroup *c;
 		bool in;
 
@@ -427,8 +426,8 @@ static int gpumem_nl_match_cgroup(struct gpumem_nl_dump *st,
 		cgroup_put(c);
 		if (!in)
 			continue;
-		ret = xa_err(xa_store(&st->cgroup_match, tgid, xa_mk_value(1),
-				      GFP_KERNEL));
+		ret = xa_err(xa_store(&st->cgroup_match, task->tgid,
+				      xa_mk_value(1), GFP_KERNEL));
 		if (ret)
 			return ret;
 	}
@@ -603,7 +602,7 @@ int gpumem_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			pid = gpumem_nl_nspid(st, proc->tgid);
 		if (!pid && st->pid_view)
 			continue;
-		task = xa_load(&snap->tasks, proc->tgid);
+		task = proc->task;
 		cgroup = task ? task->cgroup : NULL;
 		if (task && st->cg_view)
 			cgroup = xa_load(&st->nspaths, task->cgroup_id);

@@ -41,6 +41,7 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -406,6 +407,106 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 	kvfree(rows);
 }
 
+/* A charged snapshot's row being built: which counter copy, sorted how */
+struct gpumem_pu_key {
+	pid_t tgid;
+	unsigned int dev;
+	size_t row;
+	struct gpumem_task_row *task;
+};
+
+static int gpumem_pu_key_cmp(const void *a, const void *b)
+{
+	const struct gpumem_pu_key *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The task rows of @keys (sorted by tgid): one per process, into
+ * @snap->task_pool and @snap->task_list, each key pointed at its own.
+ */
+static int gpumem_pu_tasks(struct gpumem_snapshot *snap,
+			   struct gpumem_pu_key *keys, size_t n,
+			   const struct gpumem_proc_usage_row *rows, char *path)
+{
+	struct gpumem_task_row *task = NULL;
+	size_t k, nt = 0;
+
+	snap->task_pool = kvcalloc(max_t(size_t, n, 1),
+				   sizeof(*snap->task_pool), GFP_KERNEL);
+	snap->task_list = kvmalloc_array(max_t(size_t, n, 1),
+					 sizeof(*snap->task_list), GFP_KERNEL);
+	if (!snap->task_pool || !snap->task_list)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		if (!task || task->tgid != keys[k].tgid) {
+			task = &snap->task_pool[nt];
+			task->tgid = keys[k].tgid;
+			gpumem_snapshot_task_identity(snap, task,
+						      rows[keys[k].row].pid,
+						      rows[keys[k].row].comm,
+						      path);
+			snap->task_list[nt++] = task;
+		}
+		keys[k].task = task;
+	}
+	snap->nr_tasks = nt;
+	return 0;
+}
+
+/*
+ * The process rows of @keys (sorted by tgid, then device): one per process
+ * and device (a counter of an exited process whose pid number is in use
+ * again adds to that process's row), listed by device then tgid.
+ */
+static int gpumem_pu_procs(struct gpumem_snapshot *snap,
+			   const struct gpumem_pu_key *keys, size_t n,
+			   const struct gpumem_proc_usage_row *rows)
+{
+	struct gpumem_proc_row *proc = NULL;
+	size_t k, np = 0, *first;
+	unsigned int d;
+	int r;
+
+	snap->proc_pool = kvcalloc(max_t(size_t, n, 1),
+				   sizeof(*snap->proc_pool), GFP_KERNEL);
+	snap->procs = kvmalloc_array(max_t(size_t, n, 1),
+				     sizeof(*snap->procs), GFP_KERNEL);
+	first = kcalloc(snap->nr_devs + 1, sizeof(*first), GFP_KERNEL);
+	if (!snap->proc_pool || !snap->procs || !first) {
+		kfree(first);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		const struct gpumem_proc_usage_row *row = &rows[keys[k].row];
+
+		if (!proc || proc->tgid != keys[k].tgid ||
+		    proc->dev != keys[k].dev) {
+			proc = &snap->proc_pool[np++];
+			proc->tgid = keys[k].tgid;
+			proc->dev = keys[k].dev;
+			proc->task = keys[k].task;
+			first[proc->dev + 1]++;
+		}
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
+			proc->bytes[r] += row->bytes[r];
+		proc->bos += row->bos;
+	}
+	/* by device (a counting sort: the pool is in tgid order already) */
+	for (d = 0; d < snap->nr_devs; d++)
+		first[d + 1] += first[d];
+	for (k = 0; k < np; k++)
+		snap->procs[first[snap->proc_pool[k].dev]++] = &snap->proc_pool[k];
+	snap->nr_procs = np;
+	kfree(first);
+	return 0;
+}
+
 /**
  * gpumem_proc_usage_fill() - the process rows of a charged snapshot
  * @snap: a GPUMEM_SNAP_CHARGED snapshot with its device rows
@@ -414,7 +515,9 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
  *
  * Copies the counters kept at allocation time into @snap's process rows;
  * no walk. Counters of a device gone since are left out, and so are those
- * @filter does not want, before they are copied.
+ * @filter does not want, before they are copied. The rows and the task
+ * rows are listed here, in a few allocations for all of them (no row is
+ * looked up by key: the copies are sorted once).
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
@@ -423,31 +526,36 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 			   const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_proc_usage_row *rows;
-	struct gpumem_proc_row *proc;
-	size_t nrows, i;
-	pid_t tgid;
-	int ret, r, dev;
+	struct gpumem_pu_key *keys;
+	size_t nrows, i, n = 0;
+	int ret, dev;
 
 	ret = gpumem_pu_rows(&rows, &nrows, filter);
 	if (ret)
 		return ret;
-	for (i = 0; i < nrows && !ret; i++) {
+	keys = kvmalloc_array(max_t(size_t, nrows, 1), sizeof(*keys),
+			      GFP_KERNEL);
+	if (!keys) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nrows; i++) {
 		dev = gpumem_snapshot_dev_index(snap, rows[i].minor);
 		if (dev < 0)
 			continue;	/* device gone since it was charged */
-		ret = gpumem_snapshot_task(snap, rows[i].pid, rows[i].comm,
-					   path, &tgid);
-		if (ret)
-			break;
-		proc = gpumem_snapshot_proc(snap, dev, tgid);
-		if (!proc) {
-			ret = -ENOMEM;
-			break;
-		}
-		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
-			proc->bytes[r] += rows[i].bytes[r];
-		proc->bos += rows[i].bos;
+		/* a thread group pid: its number is the tgid, also once exited */
+		keys[n].tgid = pid_nr(rows[i].pid);
+		keys[n].dev = dev;
+		keys[n].row = i;
+		keys[n].task = NULL;
+		n++;
 	}
+	sort(keys, n, sizeof(*keys), gpumem_pu_key_cmp, NULL);
+	ret = gpumem_pu_tasks(snap, keys, n, rows, path);
+	if (!ret)
+		ret = gpumem_pu_procs(snap, keys, n, rows);
+	kvfree(keys);
+out:
 	gpumem_proc_usage_rows_free(rows, nrows);
 	return ret;
 }

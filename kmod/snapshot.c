@@ -100,7 +100,10 @@ void gpumem_snapshot_free(struct gpumem_snapshot *snap)
 	xa_for_each(&snap->cgroups, idx, path)
 		kfree(path);
 	xa_destroy(&snap->cgroups);
+	kvfree(snap->task_list);
+	kvfree(snap->task_pool);
 	kvfree(snap->procs);
+	kvfree(snap->proc_pool);
 	kvfree(snap->bufs);
 	kvfree(snap->holders);
 	kfree(snap->devs);
@@ -154,9 +157,34 @@ struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 	return proc;
 }
 
+/* The task rows a walk added to &gpumem_snapshot.tasks, as a list by tgid. */
+static int gpumem_snapshot_list_tasks(struct gpumem_snapshot *snap)
+{
+	struct gpumem_task_row *task;
+	size_t n = 0, cap = 0;
+	unsigned long idx;
+	int ret;
+
+	xa_for_each(&snap->tasks, idx, task)
+		n++;
+	ret = gpumem_vec_reserve((void **)&snap->task_list, &cap, n,
+				 sizeof(*snap->task_list));
+	if (ret)
+		return ret;
+	n = 0;
+	xa_for_each(&snap->tasks, idx, task)
+		snap->task_list[n++] = task;
+	snap->nr_tasks = n;
+	return 0;
+}
+
 /**
- * gpumem_snapshot_finish() - order the process rows for printing
+ * gpumem_snapshot_finish() - list the rows for printing
  * @snap: the snapshot, fully accounted
+ *
+ * Lists the process rows by device then tgid and the task rows by tgid,
+ * and points each process row at its task row. A charged snapshot's rows
+ * come listed already (gpumem_proc_usage_fill()).
  *
  * Return: 0 or -ENOMEM.
  */
@@ -168,6 +196,11 @@ int gpumem_snapshot_finish(struct gpumem_snapshot *snap)
 	unsigned int i;
 	int ret;
 
+	if (snap->proc_pool)
+		return 0;
+	ret = gpumem_snapshot_list_tasks(snap);
+	if (ret)
+		return ret;
 	for (i = 0; i < snap->nr_devs; i++)
 		xa_for_each(&snap->devs[i].procs, idx, proc)
 			n++;
@@ -176,50 +209,37 @@ int gpumem_snapshot_finish(struct gpumem_snapshot *snap)
 	if (ret)
 		return ret;
 	n = 0;
-	for (i = 0; i < snap->nr_devs; i++)
-		xa_for_each(&snap->devs[i].procs, idx, proc)
+	for (i = 0; i < snap->nr_devs; i++) {
+		xa_for_each(&snap->devs[i].procs, idx, proc) {
+			proc->task = xa_load(&snap->tasks, proc->tgid);
 			snap->procs[n++] = proc;
+		}
+	}
 	snap->nr_procs = n;
 	return 0;
 }
 
 /**
- * gpumem_snapshot_task() - the process a pid belongs to, once per snapshot
- * @snap: the snapshot
- * @pid: a thread or thread group pid
+ * gpumem_snapshot_task_identity() - fill in a process's identity
+ * @snap: the snapshot the row belongs to (its cgroup paths are shared)
+ * @row: the task row; its @tgid is the caller's
+ * @pid: a thread or thread group pid of the process
  * @gone_comm: the command name to show when the process has exited
  * @path: PATH_MAX bytes of scratch for cgroup paths
- * @tgidp: returns the process's tgid, the key of its row in @snap->tasks
  *
- * Adds the process's row (command name, cgroup id and path, each path
- * resolved once per cgroup) to @snap->tasks unless it is there.
+ * Sets the command name and the cgroup id and path, each path resolved once
+ * per cgroup and snapshot; a path that cannot be copied (out of memory) is
+ * left out.
  *
  * Context: may sleep.
- * Return: 0 or -ENOMEM.
  */
-int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
-			 const char *gone_comm, char *path, pid_t *tgidp)
+void gpumem_snapshot_task_identity(struct gpumem_snapshot *snap,
+				   struct gpumem_task_row *row, struct pid *pid,
+				   const char *gone_comm, char *path)
 {
-	struct gpumem_task_row *row;
 	struct task_struct *task;
 	bool have_path = false;
-	pid_t tgid;
-	int ret;
 
-	rcu_read_lock();
-	task = pid_task(pid, PIDTYPE_PID);
-	if (!task)
-		task = pid_task(pid, PIDTYPE_TGID);
-	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
-	rcu_read_unlock();
-	*tgidp = tgid;
-	if (xa_load(&snap->tasks, tgid))
-		return 0;
-
-	row = kzalloc(sizeof(*row), GFP_KERNEL);
-	if (!row)
-		return -ENOMEM;
-	row->tgid = tgid;
 	rcu_read_lock();
 	task = pid_task(pid, PIDTYPE_PID);
 	if (!task)
@@ -247,6 +267,45 @@ int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
 		}
 		row->cgroup = copy;
 	}
+}
+
+/**
+ * gpumem_snapshot_task() - the process a pid belongs to, once per snapshot
+ * @snap: the snapshot
+ * @pid: a thread or thread group pid
+ * @gone_comm: the command name to show when the process has exited
+ * @path: PATH_MAX bytes of scratch for cgroup paths
+ * @tgidp: returns the process's tgid, the key of its row in @snap->tasks
+ *
+ * Adds the process's row (gpumem_snapshot_task_identity()) to @snap->tasks
+ * unless it is there.
+ *
+ * Context: may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
+			 const char *gone_comm, char *path, pid_t *tgidp)
+{
+	struct gpumem_task_row *row;
+	struct task_struct *task;
+	pid_t tgid;
+	int ret;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		task = pid_task(pid, PIDTYPE_TGID);
+	tgid = task ? task_tgid_nr(task) : pid_nr(pid);
+	rcu_read_unlock();
+	*tgidp = tgid;
+	if (xa_load(&snap->tasks, tgid))
+		return 0;
+
+	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	if (!row)
+		return -ENOMEM;
+	row->tgid = tgid;
+	gpumem_snapshot_task_identity(snap, row, pid, gone_comm, path);
 	ret = xa_err(xa_store(&snap->tasks, tgid, row, GFP_KERNEL));
 	if (ret)
 		kfree(row);

@@ -83,6 +83,8 @@ struct gpumem_task_row {
  * struct gpumem_proc_row - one process's usage on one device
  * @tgid: the process
  * @dev: index into &gpumem_snapshot.devs
+ * @task: the process's identity, a row of the same snapshot (set by
+ *	gpumem_snapshot_finish() at the latest; NULL: none)
  * @bytes: bytes of distinct BOs held, per region
  * @shared: bytes of those BOs also held elsewhere or exported/imported
  * @owned: bytes of BOs this process owns (see gpumem_account_device())
@@ -93,6 +95,7 @@ struct gpumem_task_row {
 struct gpumem_proc_row {
 	pid_t tgid;
 	unsigned int dev;
+	const struct gpumem_task_row *task;
 	u64 bytes[GPUMEM_REGION_COUNT];
 	u64 shared;
 	u64 owned;
@@ -131,10 +134,17 @@ struct gpumem_buf_row {
  * @flags: GPUMEM_SNAP_*
  * @nr_devs: number of devices
  * @devs: the devices, in minor order
- * @tasks: struct gpumem_task_row by tgid
+ * @tasks: while a walk builds the snapshot, its struct gpumem_task_row by
+ *	tgid (kmalloc'ed, each freed with the snapshot)
  * @cgroups: cgroup paths (kmalloc'ed strings) by cgroup id
+ * @task_list: every task row, by tgid (gpumem_snapshot_finish())
+ * @nr_tasks: number of @task_list
  * @procs: every process row, by device then tgid (gpumem_snapshot_finish())
  * @nr_procs: number of @procs
+ * @task_pool: a charged snapshot's task rows, in one allocation (then
+ *	@tasks is empty); see gpumem_proc_usage_fill()
+ * @proc_pool: a charged snapshot's process rows, in one allocation (then
+ *	the devices' &gpumem_dev_row.procs are empty)
  * @bufs: buffer rows, by device, in walk order
  * @nr_bufs: number of @bufs
  * @cap_bufs: allocated @bufs
@@ -155,8 +165,12 @@ struct gpumem_snapshot {
 	struct gpumem_dev_row *devs;
 	struct xarray tasks;
 	struct xarray cgroups;
+	struct gpumem_task_row **task_list;
+	size_t nr_tasks;
 	struct gpumem_proc_row **procs;
 	size_t nr_procs;
+	struct gpumem_task_row *task_pool;
+	struct gpumem_proc_row *proc_pool;
 	struct gpumem_buf_row *bufs;
 	size_t nr_bufs, cap_bufs;
 	pid_t *holders;
@@ -197,5 +211,8 @@ struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);
 int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
 			 const char *gone_comm, char *path, pid_t *tgidp);
+void gpumem_snapshot_task_identity(struct gpumem_snapshot *snap,
+				   struct gpumem_task_row *row, struct pid *pid,
+				   const char *gone_comm, char *path);
 
 #endif /* GPUMEM_SNAPSHOT_H */

@@ -141,6 +141,109 @@ static void pu_processes_and_devices(struct kunit *test)
 	put_pid(init);
 }
 
+/*
+ * A charged snapshot's rows: one per (process, device) of the snapshot, by
+ * device then tgid, each pointing at its process's one task row; counters
+ * of a device the snapshot does not have and those a filter does not want
+ * are left out.
+ */
+static void pu_fill_charged_snapshot(struct kunit *test)
+{
+	static const int minors[] = { 0, 2, 5 };	/* 5: not in the snapshot */
+	struct pid *me = task_tgid(current), *init = find_get_pid(1);
+	struct gpumem_snap_filter filter = { .minor = 2 };
+	struct gpumem_proc_usage *pu[2][ARRAY_SIZE(minors)];
+	struct gpumem_snapshot *snap;
+	struct gpumem_proc_row *p;
+	char *path;
+	int i, d;
+
+	KUNIT_ASSERT_NOT_NULL(test, init);
+	path = kunit_kmalloc(test, PATH_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	for (d = 0; d < ARRAY_SIZE(minors); d++) {
+		for (i = 0; i < 2; i++) {
+			/* a reference per charge: two */
+			pu[i][d] = gpumem_proc_usage_get(i ? init : me, "kunit",
+							 minors[d]);
+			KUNIT_ASSERT_NOT_NULL(test, pu[i][d]);
+			KUNIT_ASSERT_PTR_EQ(test, pu[i][d],
+					    gpumem_proc_usage_get(i ? init : me,
+								  "kunit",
+								  minors[d]));
+			/* 4 KiB x (1 + process + 2 x device) of VRAM, 8 KiB of GTT */
+			gpumem_proc_usage_charge(pu[i][d], GPUMEM_REGION_VRAM,
+						 4096 * (1 + i + 2 * d));
+			gpumem_proc_usage_charge(pu[i][d], GPUMEM_REGION_GTT, 8192);
+		}
+	}
+
+	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	snap->devs[0].minor = 0;
+	snap->devs[1].minor = 2;
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, NULL), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_snapshot_finish(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)4);
+	KUNIT_ASSERT_EQ(test, snap->nr_tasks, (size_t)2);
+	KUNIT_EXPECT_EQ(test, snap->task_list[0]->tgid, 1);
+	KUNIT_EXPECT_EQ(test, snap->task_list[1]->tgid, pid_nr(me));
+	KUNIT_EXPECT_STREQ(test, snap->task_list[1]->comm, current->comm);
+	for (i = 0; i < 4; i++) {
+		p = snap->procs[i];
+		/* by device, then tgid: init (1) before this test's process */
+		KUNIT_EXPECT_EQ(test, p->dev, (unsigned int)(i / 2));
+		KUNIT_EXPECT_EQ(test, p->tgid, i % 2 ? pid_nr(me) : 1);
+		KUNIT_EXPECT_PTR_EQ(test, p->task,
+				    (const struct gpumem_task_row *)snap->task_list[i % 2]);
+		KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_VRAM],
+				4096ULL * (1 + !(i % 2) + 2 * (i / 2)));
+		KUNIT_EXPECT_EQ(test, p->bytes[GPUMEM_REGION_GTT], 8192ULL);
+		KUNIT_EXPECT_EQ(test, p->bos, 2U);
+	}
+	gpumem_snapshot_free(snap);
+
+	/* only device 2: its two rows, and the tasks of just those */
+	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	snap->devs[0].minor = 0;
+	snap->devs[1].minor = 2;
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, &filter), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)2);
+	KUNIT_EXPECT_EQ(test, snap->nr_tasks, (size_t)2);
+	KUNIT_EXPECT_EQ(test, snap->procs[0]->dev, 1U);
+	KUNIT_EXPECT_EQ(test, snap->procs[1]->dev, 1U);
+	KUNIT_EXPECT_EQ(test, snap->procs[1]->bytes[GPUMEM_REGION_VRAM],
+			4096ULL * 3);
+	gpumem_snapshot_free(snap);
+
+	/* only pid 1, every device */
+	filter = (struct gpumem_snap_filter){ .minor = -1, .has_pid = true,
+					       .pid = 1 };
+	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	snap->devs[0].minor = 0;
+	snap->devs[1].minor = 2;
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, &filter), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)2);
+	KUNIT_ASSERT_EQ(test, snap->nr_tasks, (size_t)1);
+	KUNIT_EXPECT_EQ(test, snap->procs[0]->tgid, 1);
+	KUNIT_EXPECT_EQ(test, snap->procs[1]->tgid, 1);
+	KUNIT_EXPECT_EQ(test, snap->procs[1]->bytes[GPUMEM_REGION_VRAM],
+			4096ULL * 4);
+	gpumem_snapshot_free(snap);
+
+	for (d = 0; d < ARRAY_SIZE(minors); d++) {
+		for (i = 0; i < 2; i++) {
+			gpumem_proc_usage_uncharge(pu[i][d], GPUMEM_REGION_VRAM,
+						   4096 * (1 + i + 2 * d));
+			gpumem_proc_usage_uncharge(pu[i][d], GPUMEM_REGION_GTT, 8192);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	put_pid(init);
+}
+
 /* Free the unused nodes kept for reuse (and stop the reaper). */
 static void pu_exit(struct kunit *test)
 {
@@ -185,6 +288,7 @@ static struct kunit_case gpumem_proc_usage_cases[] = {
 	KUNIT_CASE(pu_charge_rows_uncharge),
 	KUNIT_CASE(pu_rows_skip_empty),
 	KUNIT_CASE(pu_processes_and_devices),
+	KUNIT_CASE(pu_fill_charged_snapshot),
 	{}
 };
 
