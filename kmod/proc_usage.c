@@ -41,7 +41,6 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -407,91 +406,91 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 	kvfree(rows);
 }
 
-/* A charged snapshot's row being built: which counter copy, sorted how */
+/* A counter's copy in a charged snapshot being built, and where it goes */
 struct gpumem_pu_key {
-	pid_t tgid;
-	unsigned int dev;
-	size_t row;
-	struct gpumem_task_row *task;
+	u64 order;	/* tgid << 32 | index of the device in the snapshot */
+	size_t row;	/* index of the copy */
 };
 
-static int gpumem_pu_key_cmp(const void *a, const void *b)
-{
-	const struct gpumem_pu_key *x = a, *y = b;
-
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return 0;
-}
-
 /*
- * The task rows of @keys (sorted by tgid): one per process, into
- * @snap->task_pool and @snap->task_list, each key pointed at its own.
+ * Sort @keys by &gpumem_pu_key.order, least significant byte first: a
+ * counting sort per byte, skipped when all keys have the same value there
+ * (the device's upper bytes, a tgid's top byte). Linear in @n, and no
+ * comparison function is called per pair. @tmp has room for @n keys.
  */
-static int gpumem_pu_tasks(struct gpumem_snapshot *snap,
-			   struct gpumem_pu_key *keys, size_t n,
-			   const struct gpumem_proc_usage_row *rows, char *path)
+static void gpumem_pu_sort(struct gpumem_pu_key *keys,
+			   struct gpumem_pu_key *tmp, size_t n)
 {
-	struct gpumem_task_row *task = NULL;
-	size_t k, nt = 0;
+	struct gpumem_pu_key *from = keys, *to = tmp;
+	unsigned int count[256], shift, d, c;
+	size_t i, pos;
 
-	snap->task_pool = kvcalloc(max_t(size_t, n, 1),
-				   sizeof(*snap->task_pool), GFP_KERNEL);
-	snap->task_list = kvmalloc_array(max_t(size_t, n, 1),
-					 sizeof(*snap->task_list), GFP_KERNEL);
-	if (!snap->task_pool || !snap->task_list)
-		return -ENOMEM;
-	for (k = 0; k < n; k++) {
-		if (!task || task->tgid != keys[k].tgid) {
-			task = &snap->task_pool[nt];
-			task->tgid = keys[k].tgid;
-			gpumem_snapshot_task_identity(snap, task,
-						      rows[keys[k].row].pid,
-						      rows[keys[k].row].comm,
-						      path);
-			snap->task_list[nt++] = task;
+	for (shift = 0; n && shift < 64; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(from[i].order >> shift) & 0xff]++;
+		if (count[(from[0].order >> shift) & 0xff] == n)
+			continue;
+		for (d = 0, pos = 0; d < 256; d++) {
+			c = count[d];
+			count[d] = pos;
+			pos += c;
 		}
-		keys[k].task = task;
+		for (i = 0; i < n; i++)
+			to[count[(from[i].order >> shift) & 0xff]++] = from[i];
+		swap(from, to);
 	}
-	snap->nr_tasks = nt;
-	return 0;
+	if (from != keys)
+		memcpy(keys, from, n * sizeof(*keys));
 }
 
 /*
- * The process rows of @keys (sorted by tgid, then device): one per process
- * and device (a counter of an exited process whose pid number is in use
- * again adds to that process's row), listed by device then tgid.
+ * The task and process rows of @keys (sorted): a task row per process, a
+ * process row per process and device (a counter of an exited process whose
+ * pid number is in use again adds to that process's row), the process rows
+ * listed by device then tgid.
  */
-static int gpumem_pu_procs(struct gpumem_snapshot *snap,
-			   const struct gpumem_pu_key *keys, size_t n,
-			   const struct gpumem_proc_usage_row *rows)
+static int gpumem_pu_snapshot_rows(struct gpumem_snapshot *snap,
+				   const struct gpumem_pu_key *keys, size_t n,
+				   const struct gpumem_proc_usage_row *rows,
+				   char *path)
 {
+	size_t k, nt = 0, np = 0, room = max_t(size_t, n, 1), *first;
+	struct gpumem_task_row *task = NULL;
 	struct gpumem_proc_row *proc = NULL;
-	size_t k, np = 0, *first;
 	unsigned int d;
 	int r;
 
-	snap->proc_pool = kvcalloc(max_t(size_t, n, 1),
-				   sizeof(*snap->proc_pool), GFP_KERNEL);
-	snap->procs = kvmalloc_array(max_t(size_t, n, 1),
-				     sizeof(*snap->procs), GFP_KERNEL);
+	snap->task_pool = kvcalloc(room, sizeof(*snap->task_pool), GFP_KERNEL);
+	snap->task_list = kvmalloc_array(room, sizeof(*snap->task_list),
+					 GFP_KERNEL);
+	snap->proc_pool = kvcalloc(room, sizeof(*snap->proc_pool), GFP_KERNEL);
+	snap->procs = kvmalloc_array(room, sizeof(*snap->procs), GFP_KERNEL);
 	first = kcalloc(snap->nr_devs + 1, sizeof(*first), GFP_KERNEL);
-	if (!snap->proc_pool || !snap->procs || !first) {
+	if (!snap->task_pool || !snap->task_list || !snap->proc_pool ||
+	    !snap->procs || !first) {
 		kfree(first);
 		return -ENOMEM;
 	}
 	for (k = 0; k < n; k++) {
 		const struct gpumem_proc_usage_row *row = &rows[keys[k].row];
+		pid_t tgid = keys[k].order >> 32;
+		unsigned int dev = lower_32_bits(keys[k].order);
 
-		if (!proc || proc->tgid != keys[k].tgid ||
-		    proc->dev != keys[k].dev) {
+		if (!task || task->tgid != tgid) {
+			task = &snap->task_pool[nt];
+			task->tgid = tgid;
+			gpumem_snapshot_task_identity(snap, task, row->pid,
+						      row->comm, path);
+			snap->task_list[nt++] = task;
+			proc = NULL;
+		}
+		if (!proc || proc->dev != dev) {
 			proc = &snap->proc_pool[np++];
-			proc->tgid = keys[k].tgid;
-			proc->dev = keys[k].dev;
-			proc->task = keys[k].task;
-			first[proc->dev + 1]++;
+			proc->tgid = tgid;
+			proc->dev = dev;
+			proc->task = task;
+			first[dev + 1]++;
 		}
 		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
 			proc->bytes[r] += row->bytes[r];
@@ -502,6 +501,7 @@ static int gpumem_pu_procs(struct gpumem_snapshot *snap,
 		first[d + 1] += first[d];
 	for (k = 0; k < np; k++)
 		snap->procs[first[snap->proc_pool[k].dev]++] = &snap->proc_pool[k];
+	snap->nr_tasks = nt;
 	snap->nr_procs = np;
 	kfree(first);
 	return 0;
@@ -516,8 +516,8 @@ static int gpumem_pu_procs(struct gpumem_snapshot *snap,
  * Copies the counters kept at allocation time into @snap's process rows;
  * no walk. Counters of a device gone since are left out, and so are those
  * @filter does not want, before they are copied. The rows and the task
- * rows are listed here, in a few allocations for all of them (no row is
- * looked up by key: the copies are sorted once).
+ * rows are listed here, in a few allocations for all of them: the copies
+ * are sorted once, and no row is looked up by key.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
@@ -533,7 +533,8 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 	ret = gpumem_pu_rows(&rows, &nrows, filter);
 	if (ret)
 		return ret;
-	keys = kvmalloc_array(max_t(size_t, nrows, 1), sizeof(*keys),
+	/* the keys, then room for the sort */
+	keys = kvmalloc_array(max_t(size_t, nrows, 1), 2 * sizeof(*keys),
 			      GFP_KERNEL);
 	if (!keys) {
 		ret = -ENOMEM;
@@ -544,16 +545,12 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 		if (dev < 0)
 			continue;	/* device gone since it was charged */
 		/* a thread group pid: its number is the tgid, also once exited */
-		keys[n].tgid = pid_nr(rows[i].pid);
-		keys[n].dev = dev;
+		keys[n].order = (u64)pid_nr(rows[i].pid) << 32 | dev;
 		keys[n].row = i;
-		keys[n].task = NULL;
 		n++;
 	}
-	sort(keys, n, sizeof(*keys), gpumem_pu_key_cmp, NULL);
-	ret = gpumem_pu_tasks(snap, keys, n, rows, path);
-	if (!ret)
-		ret = gpumem_pu_procs(snap, keys, n, rows);
+	gpumem_pu_sort(keys, keys + max_t(size_t, nrows, 1), n);
+	ret = gpumem_pu_snapshot_rows(snap, keys, n, rows, path);
 	kvfree(keys);
 out:
 	gpumem_proc_usage_rows_free(rows, nrows);

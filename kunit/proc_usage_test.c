@@ -244,6 +244,33 @@ static void pu_fill_charged_snapshot(struct kunit *test)
 	put_pid(init);
 }
 
+/* The sort of a charged snapshot's keys: by tgid then device, every byte. */
+static void pu_sort_keys(struct kunit *test)
+{
+	static const u64 order[] = {
+		(u64)0x30001 << 32 | 1, (u64)5 << 32 | 0x100, (u64)0x30001 << 32,
+		(u64)0x3fffff << 32 | 2, (u64)5 << 32 | 7, (u64)0x1ff << 32,
+		(u64)5 << 32 | 0x100,
+	};
+	struct gpumem_pu_key keys[ARRAY_SIZE(order)], tmp[ARRAY_SIZE(order)];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		keys[i] = (struct gpumem_pu_key){ .order = order[i], .row = i };
+	gpumem_pu_sort(keys, tmp, ARRAY_SIZE(order));
+	for (i = 1; i < ARRAY_SIZE(order); i++)
+		KUNIT_EXPECT_LE(test, keys[i - 1].order, keys[i].order);
+	/* equal keys keep their order (row 1 before row 6), rows follow */
+	KUNIT_EXPECT_EQ(test, keys[0].row, (size_t)4);
+	KUNIT_EXPECT_EQ(test, keys[1].row, (size_t)1);
+	KUNIT_EXPECT_EQ(test, keys[2].row, (size_t)6);
+	KUNIT_EXPECT_EQ(test, keys[3].row, (size_t)5);
+	KUNIT_EXPECT_EQ(test, keys[4].row, (size_t)2);
+	KUNIT_EXPECT_EQ(test, keys[5].row, (size_t)0);
+	KUNIT_EXPECT_EQ(test, keys[6].row, (size_t)3);
+	gpumem_pu_sort(keys, tmp, 0);	/* nothing to sort: nothing read */
+}
+
 /* Free the unused nodes kept for reuse (and stop the reaper). */
 static void pu_exit(struct kunit *test)
 {
@@ -289,6 +316,7 @@ static struct kunit_case gpumem_proc_usage_cases[] = {
 	KUNIT_CASE(pu_rows_skip_empty),
 	KUNIT_CASE(pu_processes_and_devices),
 	KUNIT_CASE(pu_fill_charged_snapshot),
+	KUNIT_CASE(pu_sort_keys),
 	{}
 };
 
