@@ -298,7 +298,7 @@ struct watch {
 	struct gm_seq seq;
 };
 
-static int on_event(struct nl_msg *msg, void *arg)
+static int on_event(const struct nlmsghdr *nlh, void *arg)
 {
 	struct watch *w = arg;
 	struct timespec now;
@@ -306,7 +306,7 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct gm_event e;
 	int ret;
 
-	ret = gm_receive_event(msg, &w->seq, &e, &missed, &first);
+	ret = gm_receive_event(nlh, &w->seq, &e, &missed, &first);
 	if (ret <= 0) {
 		if (ret < 0)
 			note("dropped a malformed event");

@@ -32,18 +32,17 @@ static void gm_row_free(struct gm_row *r)
 	free(r->raw.data);
 }
 
-static int gm_rows_cb(struct nl_msg *msg, void *arg)
+static int gm_rows_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct gm_rows *l = arg;
 	const struct gm_rows_cmd *c = l->c;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[GM_ROWS_MAXATTR + 1];
 	struct gm_row *r;
 	size_t i;
 	int len;
 
 	if (c->maxattr > GM_ROWS_MAXATTR ||
-	    genlmsg_parse(nlh, 0, tb, c->maxattr, c->policy) < 0) {
+	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, c->maxattr, c->policy) < 0) {
 		l->error = -EPROTO;
 		return NL_STOP;
 	}
@@ -66,14 +65,14 @@ static int gm_rows_cb(struct nl_msg *msg, void *arg)
 	}
 	r = &l->v[l->n];
 	memset(r, 0, sizeof(*r));
-	len = genlmsg_attrlen(genlmsg_hdr(nlh), 0);
+	len = genlmsg_attrlen(nlmsg_data(nlh), 0);
 	if (len > 0) {
 		r->raw.data = malloc((size_t)len);
 		if (!r->raw.data) {
 			l->error = -ENOMEM;
 			return NL_STOP;
 		}
-		memcpy(r->raw.data, genlmsg_attrdata(genlmsg_hdr(nlh), 0), (size_t)len);
+		memcpy(r->raw.data, genlmsg_attrdata(nlmsg_data(nlh), 0), (size_t)len);
 		r->raw.len = len;
 	}
 	if (c->list_attr && gm_raw_u32s(&r->raw, c->list_attr, &r->list, &r->nlist) < 0) {

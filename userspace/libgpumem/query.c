@@ -110,8 +110,15 @@ static int raw_keep(struct gm_raw *r, const void *head, int len)
 	return 0;
 }
 
-#define MSG_ATTRS(msg) genlmsg_attrdata(genlmsg_hdr(nlmsg_hdr(msg)), 0), \
-		       genlmsg_attrlen(genlmsg_hdr(nlmsg_hdr(msg)), 0)
+/* a reply's attributes: where they start, how many bytes */
+#define MSG_ATTRS(nlh) genlmsg_attrdata(nlmsg_data(nlh), 0), genlmsg_attrlen(nlmsg_data(nlh), 0)
+
+/* genlmsg_parse() of a reply (libnl's takes a non-const header; it only reads it) */
+static int parse_reply(const struct nlmsghdr *nlh, struct nlattr **tb, int maxtype,
+		       const struct nla_policy *policy)
+{
+	return genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, maxtype, policy);
+}
 
 const struct nlattr *gm_raw_find(const struct gm_raw *r, int type)
 {
@@ -175,9 +182,9 @@ void gm_raw_free(struct gm_raw *r)
 	r->len = 0;
 }
 
-#define for_each_top_attr(pos, msg, rem)                                              \
-	nla_for_each_attr(pos, genlmsg_attrdata(genlmsg_hdr(nlmsg_hdr(msg)), 0),      \
-			  genlmsg_attrlen(genlmsg_hdr(nlmsg_hdr(msg)), 0), rem)
+#define for_each_top_attr(pos, nlh, rem)                                  \
+	nla_for_each_attr(pos, genlmsg_attrdata(nlmsg_data(nlh), 0),      \
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
 
 /* Grow a list of elements of size sz to hold one more; -ENOMEM if not. */
 static int grow(void **v, size_t *n, size_t *cap, size_t sz)
@@ -212,14 +219,14 @@ void gm_dev_free(struct gm_dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
+int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d)
 {
 	struct nlattr *tb[GPUMEM_A_DEV_MAX + 1], *pos;
 	size_t cap = 0;
 	int rem, ret;
 
 	memset(d, 0, sizeof(*d));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_DEV_MAX, gm_spec_dev_policy) < 0 ||
+	if (parse_reply(nlh, tb, GPUMEM_A_DEV_MAX, gm_spec_dev_policy) < 0 ||
 	    !tb[GPUMEM_A_DEV_ID])
 		return -EPROTO;
 	d->id = nla_get_u32(tb[GPUMEM_A_DEV_ID]);
@@ -230,11 +237,11 @@ int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d)
 	if (tb[GPUMEM_A_DEV_DESC])
 		d->desc = dup_str(tb[GPUMEM_A_DEV_DESC]);
 	if (!d->name || !d->driver || !d->unique ||
-	    (tb[GPUMEM_A_DEV_DESC] && !d->desc) || raw_keep(&d->raw, MSG_ATTRS(msg))) {
+	    (tb[GPUMEM_A_DEV_DESC] && !d->desc) || raw_keep(&d->raw, MSG_ATTRS(nlh))) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	for_each_top_attr(pos, msg, rem) {
+	for_each_top_attr(pos, nlh, rem) {
 		struct nlattr *rtb[GPUMEM_A_DEV_REGION_MAX + 1];
 		struct gm_dev_region *r;
 
@@ -275,13 +282,13 @@ static void proc_free(struct gm_proc *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
+int gm_parse_proc(const struct nlmsghdr *nlh, struct gm_proc *p)
 {
 	struct nlattr *tb[GPUMEM_A_PROC_MAX + 1], *pos;
 	int rem;
 
 	memset(p, 0, sizeof(*p));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_PROC_MAX, gm_spec_proc_policy) < 0 ||
+	if (parse_reply(nlh, tb, GPUMEM_A_PROC_MAX, gm_spec_proc_policy) < 0 ||
 	    !tb[GPUMEM_A_PROC_PID] || !tb[GPUMEM_A_PROC_DEV_ID])
 		return -EPROTO;
 	p->pid = nla_get_u32(tb[GPUMEM_A_PROC_PID]);
@@ -298,11 +305,11 @@ int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p)
 	if (tb[GPUMEM_A_PROC_CGROUP_PATH])
 		p->cgroup = dup_str(tb[GPUMEM_A_PROC_CGROUP_PATH]);
 	if (!p->comm || (tb[GPUMEM_A_PROC_CGROUP_PATH] && !p->cgroup) ||
-	    raw_keep(&p->raw, MSG_ATTRS(msg))) {
+	    raw_keep(&p->raw, MSG_ATTRS(nlh))) {
 		proc_free(p);
 		return -ENOMEM;
 	}
-	for_each_top_attr(pos, msg, rem) {
+	for_each_top_attr(pos, nlh, rem) {
 		struct nlattr *utb[GPUMEM_A_USAGE_MAX + 1];
 		uint32_t region;
 
@@ -327,23 +334,23 @@ void gm_buf_free(struct gm_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b)
+int gm_parse_buf(const struct nlmsghdr *nlh, struct gm_buf *b)
 {
 	struct nlattr *tb[GPUMEM_A_BUF_MAX + 1], *pos;
 	size_t n = 0;
 	int rem;
 
 	memset(b, 0, sizeof(*b));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_BUF_MAX, gm_spec_buf_policy) < 0 ||
+	if (parse_reply(nlh, tb, GPUMEM_A_BUF_MAX, gm_spec_buf_policy) < 0 ||
 	    !tb[GPUMEM_A_BUF_DEV_ID] || !tb[GPUMEM_A_BUF_OWNER] || !tb[GPUMEM_A_BUF_HANDLE])
 		return -EPROTO;
 	b->dev_id = nla_get_u32(tb[GPUMEM_A_BUF_DEV_ID]);
 	b->handle = nla_get_u32(tb[GPUMEM_A_BUF_HANDLE]);
 	b->size = get_u64(tb[GPUMEM_A_BUF_SIZE]);
 	b->region = get_u32(tb[GPUMEM_A_BUF_REGION]);
-	if (raw_keep(&b->raw, MSG_ATTRS(msg)))
+	if (raw_keep(&b->raw, MSG_ATTRS(nlh)))
 		return -ENOMEM;
-	for_each_top_attr(pos, msg, rem)
+	for_each_top_attr(pos, nlh, rem)
 		if (nla_type(pos) == GPUMEM_A_BUF_HOLDER)
 			n++;
 	if (!n)
@@ -353,20 +360,20 @@ int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b)
 		gm_buf_free(b);
 		return -ENOMEM;
 	}
-	for_each_top_attr(pos, msg, rem)
+	for_each_top_attr(pos, nlh, rem)
 		if (nla_type(pos) == GPUMEM_A_BUF_HOLDER)
 			b->holders[b->nholders++] = nla_get_u32(pos);
 	return 0;
 }
 
-int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s)
+int gm_parse_stats(const struct nlmsghdr *nlh, struct gm_stats *s)
 {
 	struct nlattr *tb[GPUMEM_A_STATS_MAX + 1];
 
 	memset(s, 0, sizeof(*s));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_STATS_MAX, gm_spec_stats_policy) < 0)
+	if (parse_reply(nlh, tb, GPUMEM_A_STATS_MAX, gm_spec_stats_policy) < 0)
 		return -EPROTO;
-	return raw_keep(&s->raw, MSG_ATTRS(msg));
+	return raw_keep(&s->raw, MSG_ATTRS(nlh));
 }
 
 void gm_stats_free(struct gm_stats *s)
@@ -381,12 +388,12 @@ void gm_limit_free(struct gm_limit *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l)
+int gm_parse_limit(const struct nlmsghdr *nlh, struct gm_limit *l)
 {
 	struct nlattr *tb[GPUMEM_A_LIMIT_MAX + 1];
 
 	memset(l, 0, sizeof(*l));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_LIMIT_MAX, gm_spec_limit_policy) < 0 ||
+	if (parse_reply(nlh, tb, GPUMEM_A_LIMIT_MAX, gm_spec_limit_policy) < 0 ||
 	    !tb[GPUMEM_A_LIMIT_CGROUP_ID])
 		return -EPROTO;
 	l->cgroup_id = nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID]);
@@ -409,7 +416,7 @@ int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l)
 		if (!l->cgroup)
 			return -ENOMEM;
 	}
-	if (raw_keep(&l->raw, MSG_ATTRS(msg))) {
+	if (raw_keep(&l->raw, MSG_ATTRS(nlh))) {
 		gm_limit_free(l);
 		return -ENOMEM;
 	}
@@ -424,12 +431,12 @@ void gm_event_free(struct gm_event *e)
 	memset(e, 0, sizeof(*e));
 }
 
-int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
+int gm_parse_event(const struct nlmsghdr *nlh, struct gm_event *e)
 {
 	struct nlattr *tb[GPUMEM_A_EVENT_MAX + 1];
 
 	memset(e, 0, sizeof(*e));
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_EVENT_MAX, gm_spec_event_policy) < 0)
+	if (parse_reply(nlh, tb, GPUMEM_A_EVENT_MAX, gm_spec_event_policy) < 0)
 		return -EPROTO;
 #define TAKE(field, attr, get)                                  \
 	do {                                                    \
@@ -455,7 +462,7 @@ int gm_parse_event(struct nl_msg *msg, struct gm_event *e)
 	if (tb[GPUMEM_A_EVENT_COMM])
 		e->comm = dup_str(tb[GPUMEM_A_EVENT_COMM]);
 	if ((tb[GPUMEM_A_EVENT_CGROUP_PATH] && !e->cgroup) || (tb[GPUMEM_A_EVENT_COMM] && !e->comm) ||
-	    raw_keep(&e->raw, MSG_ATTRS(msg))) {
+	    raw_keep(&e->raw, MSG_ATTRS(nlh))) {
 		gm_event_free(e);
 		return -ENOMEM;
 	}
@@ -477,7 +484,7 @@ struct dump_list {
 
 struct dump_ops {
 	size_t size;	/* of one element */
-	int (*parse)(struct nl_msg *msg, void *elem);
+	int (*parse)(const struct nlmsghdr *nlh, void *elem);
 	void (*free)(void *elem);
 };
 
@@ -486,14 +493,14 @@ struct dump_ctx {
 	struct dump_list l;
 };
 
-static int dump_cb(struct nl_msg *msg, void *arg)
+static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct dump_ctx *c = arg;
 	int ret;
 
 	if (grow(c->l.v, c->l.n, c->l.cap, c->ops->size))
 		return -ENOMEM;
-	ret = c->ops->parse(msg, (char *)*c->l.v + *c->l.n * c->ops->size);
+	ret = c->ops->parse(nlh, (char *)*c->l.v + *c->l.n * c->ops->size);
 	if (ret == 0)
 		(*c->l.n)++;
 	return ret;
@@ -549,10 +556,10 @@ static void dev_free_v(void *d) { gm_dev_free(d); }
 static void proc_free_v(void *p) { proc_free(p); }
 static void buf_free_v(void *b) { gm_buf_free(b); }
 static void limit_free_v(void *l) { gm_limit_free(l); }
-static int parse_dev_v(struct nl_msg *m, void *d) { return gm_parse_dev(m, d); }
-static int parse_proc_v(struct nl_msg *m, void *p) { return gm_parse_proc(m, p); }
-static int parse_buf_v(struct nl_msg *m, void *b) { return gm_parse_buf(m, b); }
-static int parse_limit_v(struct nl_msg *m, void *l) { return gm_parse_limit(m, l); }
+static int parse_dev_v(const struct nlmsghdr *h, void *d) { return gm_parse_dev(h, d); }
+static int parse_proc_v(const struct nlmsghdr *h, void *p) { return gm_parse_proc(h, p); }
+static int parse_buf_v(const struct nlmsghdr *h, void *b) { return gm_parse_buf(h, b); }
+static int parse_limit_v(const struct nlmsghdr *h, void *l) { return gm_parse_limit(h, l); }
 
 static const struct dump_ops dev_ops = { sizeof(struct gm_dev), parse_dev_v, dev_free_v };
 static const struct dump_ops proc_ops = { sizeof(struct gm_proc), parse_proc_v, proc_free_v };
@@ -561,22 +568,22 @@ static const struct dump_ops limit_ops = { sizeof(struct gm_limit), parse_limit_
 
 struct limit_one { struct gm_limit *out; int n; bool parsed; };
 
-static int limit_one_cb(struct nl_msg *msg, void *arg)
+static int limit_one_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct limit_one *o = arg;
 	int ret;
 
 	if (o->n++)
 		return -EPROTO;	/* a "do" has one reply */
-	ret = gm_parse_limit(msg, o->out);
+	ret = gm_parse_limit(nlh, o->out);
 	o->parsed = ret == 0;
 	return ret;
 }
 
-static int stats_cb(struct nl_msg *msg, void *arg)
+static int stats_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	gm_stats_free(arg);	/* a "do" has one reply; the last one counts */
-	return gm_parse_stats(msg, arg);
+	return gm_parse_stats(nlh, arg);
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -837,14 +844,13 @@ uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first
 	return missed;
 }
 
-int gm_receive_event(struct nl_msg *msg, struct gm_seq *s, struct gm_event *e,
+int gm_receive_event(const struct nlmsghdr *nlh, struct gm_seq *s, struct gm_event *e,
 		     uint64_t *missed, uint64_t *first)
 {
-	struct nlmsghdr *h = nlmsg_hdr(msg);
-
-	if (!genlmsg_valid_hdr(h, 0) || genlmsg_hdr(h)->cmd != GPUMEM_CMD_QUOTA_EVENT)
+	if (!nlmsg_valid_hdr(nlh, GENL_HDRLEN) ||
+	    ((const struct genlmsghdr *)nlmsg_data(nlh))->cmd != GPUMEM_CMD_QUOTA_EVENT)
 		return 0;
-	if (gm_parse_event(msg, e) < 0)
+	if (gm_parse_event(nlh, e) < 0)
 		return -EPROTO;
 	*missed = gm_seq_next(s, e, first);
 	return 1;

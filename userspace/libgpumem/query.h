@@ -176,12 +176,12 @@ int gm_get_limits(struct gm_nl *nl, struct gm_limit_list *out);
 int gm_get_cgroups(struct gm_nl *nl, struct gm_limit_list *out);
 
 /* Reply parsers (exposed for the unit tests): 0, -EPROTO or -ENOMEM. */
-int gm_parse_dev(struct nl_msg *msg, struct gm_dev *d);
-int gm_parse_proc(struct nl_msg *msg, struct gm_proc *p);
-int gm_parse_buf(struct nl_msg *msg, struct gm_buf *b);
-int gm_parse_stats(struct nl_msg *msg, struct gm_stats *s);
-int gm_parse_limit(struct nl_msg *msg, struct gm_limit *l);
-int gm_parse_event(struct nl_msg *msg, struct gm_event *e);
+int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d);
+int gm_parse_proc(const struct nlmsghdr *nlh, struct gm_proc *p);
+int gm_parse_buf(const struct nlmsghdr *nlh, struct gm_buf *b);
+int gm_parse_stats(const struct nlmsghdr *nlh, struct gm_stats *s);
+int gm_parse_limit(const struct nlmsghdr *nlh, struct gm_limit *l);
+int gm_parse_event(const struct nlmsghdr *nlh, struct gm_event *e);
 
 /*
  * The names of enum values, from the spec (nlspec.c, generated): NULL for a
@@ -240,7 +240,7 @@ uint64_t gm_seq_next(struct gm_seq *s, const struct gm_event *e, uint64_t *first
  * an event (ignore it); -EPROTO: a malformed event (dropped; its number is
  * unknown, so the gap shows at the next one).
  */
-int gm_receive_event(struct nl_msg *msg, struct gm_seq *s, struct gm_event *e,
+int gm_receive_event(const struct nlmsghdr *nlh, struct gm_seq *s, struct gm_event *e,
 		     uint64_t *missed, uint64_t *first);
 
 #endif

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fake_kernel.c - a simulated gpumem kernel side for host tests: it takes
- * the place of nl.c's transport (nl.c built with GM_NL_FAKE) and of libdrm
+ * fake_kernel.c - a simulated gpumem kernel side for host tests: it is the
+ * other end of nl.c's socket (nl.c built with GM_NL_FAKE: gm_fake_send,
+ * gm_fake_recv, gm_fake_recv_event), takes the place of libdrm
  * (drminfo.c), answers requests with netlink messages built the way the
- * kernel builds them (u64 after a pad attribute, multi-attr nests), and
- * applies the request's filters. Everything above it - query.c, the
- * commands, the printing - is the real code.
+ * kernel builds them (u64 after a pad attribute, multi-attr nests; a dump's
+ * messages packed into datagrams as the kernel fills an skb, then
+ * NLMSG_DONE; a "do"'s reply, then the ACK; errors as NLMSG_ERROR, or in
+ * NLMSG_DONE once a dump sent rows, with their extended ack), and applies
+ * the request's filters. Everything above the socket - nl.c's receive loop,
+ * query.c, the commands, the printing - is the real code.
  *
  * GM_FAKE in the environment picks a failure or a scenario:
  *   nomodule    the family does not exist
@@ -14,15 +18,28 @@
  *               the events group (spec_perms.h, generated from
  *               uapi/gpumem.yaml by scripts/gen-perms.py, which also checks
  *               kmod/netlink.c against the same spec)
- *   dumpfail    PROC_GET fails half-way with an extack message
- *   dumpintr    the first dump is marked interrupted (NLM_F_DUMP_INTR), with
- *               every row twice: the client must ask again
+ *   dumpfail    PROC_GET fails half-way: two rows, then NLMSG_DONE with
+ *               ENOMEM and an extack message
+ *   dumpintr    the first dump of a run has every row twice, the second time
+ *               and its NLMSG_DONE marked NLM_F_DUMP_INTR: the client must
+ *               ask again
+ *   noreply     nothing ever answers: the receive times out
+ *   spoof       before each answer, a datagram from another sender than the
+ *               kernel (a user space process that knows the port) claiming
+ *               the request failed: the client must drop it
  *   oldmodule   a module without quotas: LIMIT_*, CGROUP_GET are
  *               EOPNOTSUPP and there is no "events" group
- *   watch       the events group delivers a script (fake_watch below): events
- *               with a gap in seq, a receive buffer overflow, the family going
- *               away and coming back at the third look-up, one more event
+ *   watch       the events group delivers a script (script[] below): events
+ *               with a gap in seq (several in one datagram), a receive buffer
+ *               overflow, the family going away (nlctrl's DELFAMILY after an
+ *               event) and coming back at the third look-up, one more event
  *   watch-idle  the events group never delivers anything
+ *
+ * GM_FAKE_DGRAM=BYTES: the size of a dump's datagrams (default 512: the
+ * few rows of a dump here come in several datagrams of several messages;
+ * the kernel's are about 16 KiB, what nl_recv() first offers).
+ * GM_FAKE_PROCS=N: N more processes (pid 10000 on, on card0) in PROC_GET,
+ * for profiling gpumemctl over a large dump.
  *
  * Limits set in one run (LIMIT_SET) are kept for that process only, so that
  * `limit set` reads back what it set.
@@ -46,7 +63,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
 #include <netlink/attr.h>
+#include <netlink/errno.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
@@ -57,6 +76,8 @@
 #include "spec_perms.h"
 
 #define FAKE_FAMILY 0x20
+#define FAKE_PORT 4242		/* the client socket's netlink port */
+#define SPOOF_PORT 4711		/* GM_FAKE=spoof: another process's */
 
 static const char *fake_mode(void)
 {
@@ -84,22 +105,12 @@ int gm_nl_open_family(struct gm_nl *nl, const char *family)
 	return 0;
 }
 
+static void sock_drop(void);
+
 void gm_nl_close(struct gm_nl *nl)
 {
 	nl->family = 0;
-}
-
-struct nl_msg *gm_nl_request(struct gm_nl *nl, uint8_t cmd, bool dump)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-				dump ? NLM_F_DUMP : 0, cmd, GPUMEM_FAMILY_VERSION)) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	nl->cmd = cmd;
-	return msg;
+	sock_drop();	/* what was not read goes with the socket */
 }
 
 /* --- the simulated state ------------------------------------------------ */
@@ -228,11 +239,118 @@ static const char *cgroup_path(uint64_t id)
 	return NULL;
 }
 
+/* --- the socket ------------------------------------------------------------ */
+
+/* the datagrams the client has not read yet, in order */
+static struct {
+	struct dgram { unsigned char *buf; size_t len; uint32_t from; } *v;
+	size_t n, cap, next;
+	bool open;		/* the last datagram is a dump's: it takes more of its messages */
+	uint32_t seq;		/* the last sequence number nl_complete_msg() gave */
+	/* the request being answered */
+	struct nlmsghdr req;
+	bool dump;
+	uint16_t intr;		/* NLM_F_DUMP_INTR once the dump is marked */
+	int sent;		/* reply messages so far */
+	char msg[128];		/* fail(): the extended ack */
+	int miss;
+} sock;
+
+static size_t dgram_size(void)
+{
+	const char *e = getenv("GM_FAKE_DGRAM");
+
+	return e ? strtoul(e, NULL, 10) : 512;
+}
+
+/*
+ * One message onto the socket, padded to NLMSG_ALIGN: a dump's messages fill
+ * a datagram up to its size (one too large for it has one of its own);
+ * anything else is a datagram of its own.
+ */
+static void sock_put(const struct nlmsghdr *h, bool dump, uint32_t from)
+{
+	size_t len = NLMSG_ALIGN(h->nlmsg_len);
+	struct dgram *d = sock.n > sock.next ? &sock.v[sock.n - 1] : NULL;
+
+	if (!(dump && sock.open && d && d->from == from && d->len + len <= dgram_size())) {
+		if (sock.n == sock.cap) {
+			sock.cap = sock.cap ? 2 * sock.cap : 16;
+			sock.v = realloc(sock.v, sock.cap * sizeof(*sock.v));
+			if (!sock.v)
+				abort();
+		}
+		d = &sock.v[sock.n++];
+		*d = (struct dgram){ .from = from };
+	}
+	d->buf = realloc(d->buf, d->len + len);
+	if (!d->buf)
+		abort();
+	memcpy(d->buf + d->len, h, h->nlmsg_len);
+	memset(d->buf + d->len + h->nlmsg_len, 0, len - h->nlmsg_len);
+	d->len += len;
+	sock.open = dump;
+}
+
+static void sock_drop(void)
+{
+	while (sock.next < sock.n)
+		free(sock.v[sock.next++].buf);
+	sock.n = sock.next = 0;
+	sock.open = false;
+}
+
+/* a reply message of the request being answered, with its header filled in */
+static void emit(struct nl_msg *m)
+{
+	struct nlmsghdr *h = nlmsg_hdr(m);
+
+	h->nlmsg_pid = sock.req.nlmsg_pid;
+	h->nlmsg_seq = sock.req.nlmsg_seq;
+	h->nlmsg_flags = sock.dump ? NLM_F_MULTI | sock.intr : 0;
+	sock_put(h, sock.dump, 0);
+	sock.sent++;
+	nlmsg_free(m);
+}
+
+/*
+ * The end of an answer, as netlink_ack() and netlink_dump_done() make it
+ * for a socket with NETLINK_EXT_ACK and NETLINK_CAP_ACK: NLMSG_ERROR (error
+ * 0: the ACK of a "do") with the request's header, or NLMSG_DONE with the
+ * dump's error; the extended ack (fail()'s message and missing attribute)
+ * after it. from: the sender (GM_FAKE=spoof).
+ */
+static void sock_ack(int type, int error, uint32_t from)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	bool tlvs = error && (sock.msg[0] || sock.miss >= 0);
+	struct nlmsghdr *h;
+
+	if (type == NLMSG_ERROR) {
+		struct nlmsgerr e = { .error = error, .msg = sock.req };
+
+		h = nlmsg_put(m, sock.req.nlmsg_pid, sock.req.nlmsg_seq, NLMSG_ERROR, sizeof(e),
+			      NLM_F_CAPPED | (tlvs ? NLM_F_ACK_TLVS : 0));
+		memcpy(nlmsg_data(h), &e, sizeof(e));
+	} else {
+		h = nlmsg_put(m, sock.req.nlmsg_pid, sock.req.nlmsg_seq, NLMSG_DONE, sizeof(error),
+			      NLM_F_MULTI | sock.intr | (tlvs ? NLM_F_ACK_TLVS : 0));
+		memcpy(nlmsg_data(h), &error, sizeof(error));
+	}
+	if (tlvs && sock.msg[0])
+		nla_put_string(m, NLMSGERR_ATTR_MSG, sock.msg);
+	if (tlvs && sock.miss >= 0)
+		nla_put_u32(m, NLMSGERR_ATTR_MISS_TYPE, (uint32_t)sock.miss);
+	sock_put(nlmsg_hdr(m), type == NLMSG_DONE, from);
+	nlmsg_free(m);
+}
+
 static struct nl_msg *reply(uint8_t cmd)
 {
 	struct nl_msg *m = nlmsg_alloc();
 
-	genlmsg_put(m, 0, 0, FAKE_FAMILY, 0, NLM_F_MULTI, cmd, GPUMEM_FAMILY_VERSION);
+	/* port, sequence number and flags: emit() */
+	genlmsg_put(m, 0, 0, FAKE_FAMILY, 0, 0, cmd, GPUMEM_FAMILY_VERSION);
 	return m;
 }
 
@@ -243,20 +361,11 @@ static void put_u64(struct nl_msg *m, int type, uint64_t v, int pad)
 	nla_put_u64(m, type, v);
 }
 
-static int deliver(struct nl_msg *m, gm_nl_reply_fn fn, void *arg, int *cb_err)
+/* The request fails with err: its extended ack is msg (NULL: none) and miss. */
+static int fail(int err, const char *msg, int miss)
 {
-	if (!*cb_err && fn)
-		*cb_err = fn(m, arg);
-	nlmsg_free(m);
-	return *cb_err;
-}
-
-static int fail(struct gm_nl *nl, int err, const char *msg, int miss)
-{
-	nl->error = err;
-	if (msg)
-		snprintf(nl->msg, sizeof(nl->msg), "%s", msg);
-	nl->miss_type = miss;
+	snprintf(sock.msg, sizeof(sock.msg), "%s", msg ? msg : "");
+	sock.miss = miss;
 	return -err;
 }
 
@@ -344,12 +453,10 @@ static void write_state(void)
 	fclose(f);
 }
 
-static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
-			gm_nl_reply_fn fn, void *arg, int *cb_err);
+static int limit_cmd_do(struct nl_msg *req, uint8_t cmd, struct nlattr **tb);
 
 /* LIMIT_SET/DEL logged for GM_FAKE_STATE; GM_FAKE_SETFAIL_DEV */
-static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
-		     gm_nl_reply_fn fn, void *arg, int *cb_err)
+static int limit_cmd(struct nl_msg *req, uint8_t cmd, struct nlattr **tb)
 {
 	static bool at_exit;
 	const char *fail_dev = getenv("GM_FAKE_SETFAIL_DEV");
@@ -361,17 +468,16 @@ static int limit_cmd(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct n
 	}
 	if (cmd == GPUMEM_CMD_LIMIT_SET && fail_dev && tb[GPUMEM_A_LIMIT_DEV_ID] &&
 	    nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) == strtoul(fail_dev, NULL, 10))
-		ret = fail(nl, ENOSPC, "too many limits", -1);
+		ret = fail(ENOSPC, "too many limits", -1);
 	else
-		ret = limit_cmd_do(nl, req, cmd, tb, fn, arg, cb_err);
+		ret = limit_cmd_do(req, cmd, tb);
 	if (cmd == GPUMEM_CMD_LIMIT_SET || cmd == GPUMEM_CMD_LIMIT_DEL)
 		log_op(cmd == GPUMEM_CMD_LIMIT_SET ? "set" : "del", tb, ret);
 	return ret;
 }
 
 /* LIMIT_SET/GET/DEL and CGROUP_GET, checked as kmod/netlink.c checks them. */
-static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struct nlattr **tb,
-			gm_nl_reply_fn fn, void *arg, int *cb_err)
+static int limit_cmd_do(struct nl_msg *req, uint8_t cmd, struct nlattr **tb)
 {
 	int dump = (nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP, i;
 	struct fake_limit *l;
@@ -383,7 +489,7 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 	struct stat st;
 
 	if (strcmp(fake_mode(), "oldmodule") == 0)
-		return fail(nl, EOPNOTSUPP, NULL, -1);
+		return fail(EOPNOTSUPP, NULL, -1);
 	/* a limit on the cgroup2 root of this host, so that the tests can name it */
 	if (!root_added && stat(cgroup2_root(root, sizeof(root)), &st) == 0) {
 		limits[nlimits++] = (struct fake_limit){
@@ -397,8 +503,7 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 			struct nl_msg *m = reply(cmd);
 
 			put_limit(m, &cgroup_rows[k], 1);
-			if (deliver(m, fn, arg, cb_err) < 0)
-				return fail(nl, -*cb_err, NULL, -1);
+			emit(m);
 		}
 		return 0;
 	}
@@ -407,19 +512,18 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 			struct nl_msg *m = reply(cmd);
 
 			put_limit(m, &limits[k], 0);
-			if (deliver(m, fn, arg, cb_err) < 0)
-				return fail(nl, -*cb_err, NULL, -1);
+			emit(m);
 		}
 		return 0;
 	}
 	if (!tb[GPUMEM_A_LIMIT_CGROUP_ID])
-		return fail(nl, EINVAL, "cgroup-id is required", GPUMEM_A_LIMIT_CGROUP_ID);
+		return fail(EINVAL, "cgroup-id is required", GPUMEM_A_LIMIT_CGROUP_ID);
 	if (tb[GPUMEM_A_LIMIT_REGION] && nla_get_u32(tb[GPUMEM_A_LIMIT_REGION]) > GPUMEM_REGION_MAX)
-		return fail(nl, EINVAL, "unknown region", -1);
+		return fail(EINVAL, "unknown region", -1);
 	i = find_limit(tb);
 	if (cmd == GPUMEM_CMD_LIMIT_GET || cmd == GPUMEM_CMD_LIMIT_DEL) {
 		if (i < 0)
-			return fail(nl, ENOENT, "no limit on this cgroup, device and region", -1);
+			return fail(ENOENT, "no limit on this cgroup, device and region", -1);
 		if (cmd == GPUMEM_CMD_LIMIT_DEL) {
 			limits[i] = limits[--nlimits];
 			return 0;
@@ -428,28 +532,29 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 			struct nl_msg *m = reply(cmd);
 
 			put_limit(m, &limits[i], 0);
-			return deliver(m, fn, arg, cb_err) < 0 ? fail(nl, -*cb_err, NULL, -1) : 0;
+			emit(m);
+			return 0;
 		}
 	}
 	/* LIMIT_SET: changes what it is given, or replaces the whole limit */
 	replace = tb[GPUMEM_A_LIMIT_REPLACE] != NULL;
 	if (!tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES] &&
 	    (replace || !tb[GPUMEM_A_LIMIT_MODE]))
-		return fail(nl, EINVAL, "max-bytes or high-bytes is required", -1);
+		return fail(EINVAL, "max-bytes or high-bytes is required", -1);
 	if ((tb[GPUMEM_A_LIMIT_MAX_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES])) ||
 	    (tb[GPUMEM_A_LIMIT_HIGH_BYTES] && !nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES])))
-		return fail(nl, EINVAL, "a limit is at least 1 byte", -1);
+		return fail(EINVAL, "a limit is at least 1 byte", -1);
 	if (tb[GPUMEM_A_LIMIT_MAX_BYTES] && tb[GPUMEM_A_LIMIT_HIGH_BYTES] &&
 	    nla_get_u64(tb[GPUMEM_A_LIMIT_HIGH_BYTES]) > nla_get_u64(tb[GPUMEM_A_LIMIT_MAX_BYTES]))
-		return fail(nl, EINVAL, "high-bytes is more than max-bytes", -1);
+		return fail(EINVAL, "high-bytes is more than max-bytes", -1);
 	if (tb[GPUMEM_A_LIMIT_MODE] && nla_get_u32(tb[GPUMEM_A_LIMIT_MODE]) > GPUMEM_LIMIT_MODE_MONITOR)
-		return fail(nl, EINVAL, "unknown mode", -1);
+		return fail(EINVAL, "unknown mode", -1);
 	if (tb[GPUMEM_A_LIMIT_DEV_ID] && nla_get_u32(tb[GPUMEM_A_LIMIT_DEV_ID]) >= N(devs))
-		return fail(nl, ENODEV, "no such device", -1);
+		return fail(ENODEV, "no such device", -1);
 	if (!cgroup_path(nla_get_u64(tb[GPUMEM_A_LIMIT_CGROUP_ID])))
-		return fail(nl, ENOENT, "no such cgroup", -1);
+		return fail(ENOENT, "no such cgroup", -1);
 	if (i < 0 && !tb[GPUMEM_A_LIMIT_MAX_BYTES] && !tb[GPUMEM_A_LIMIT_HIGH_BYTES])
-		return fail(nl, ENODATA, "no such limit to change", -1);
+		return fail(ENODATA, "no such limit to change", -1);
 	if (i >= 0 && !replace) {	/* keep what is not given */
 		struct fake_limit m = limits[i];
 
@@ -464,13 +569,13 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 		if (tb[GPUMEM_A_LIMIT_MODE])
 			m.mode = nla_get_u32(tb[GPUMEM_A_LIMIT_MODE]);
 		if (m.has_max && m.has_high && m.high > m.max)
-			return fail(nl, EINVAL, "high-bytes would be above max-bytes", -1);
+			return fail(EINVAL, "high-bytes would be above max-bytes", -1);
 		limits[i] = m;
 		return 0;
 	}
 	if (i < 0) {
 		if (nlimits == N(limits))
-			return fail(nl, ENOSPC, "too many limits", -1);
+			return fail(ENOSPC, "too many limits", -1);
 		i = (int)nlimits++;
 		memset(&limits[i], 0, sizeof(limits[i]));
 	}
@@ -491,25 +596,33 @@ static int limit_cmd_do(struct gm_nl *nl, struct nl_msg *req, uint8_t cmd, struc
 	return 0;
 }
 
-static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
+/* GM_FAKE_PROCS: process i past the table's */
+static const struct fake_proc *many_proc(size_t i)
+{
+	static char comm[32], cgroup[48];
+	static struct fake_proc p;
+
+	snprintf(comm, sizeof(comm), "proc-%zu", i);
+	snprintf(cgroup, sizeof(cgroup), "/test/many/%zu", i / 4);
+	p = (struct fake_proc){ (uint32_t)(10000 + i), comm, 5000 + i / 4, cgroup, 0,
+				{ (i + 1) * MiB, i * 4096, 0, 0 }, 0, (i + 1) * MiB, 3, 0 };
+	return &p;
+}
+
+/* The handlers: the answer's messages (emit()); 0, or fail()'s -errno. */
+static int fake_run(struct nl_msg *req)
 {
 	struct nlattr *tb[16] = { 0 };
 	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(req))->cmd;
-	int cb_err = 0, ret = 0;
+	const char *many = getenv("GM_FAKE_PROCS");
 	size_t i, h;
 
-	nl->error = 0;
-	nl->msg[0] = '\0';
-	nl->miss_type = -1;
-	nl->interrupted = false;
 	genlmsg_parse(nlmsg_hdr(req), 0, tb, 15, NULL);
 
 	/* GENL_ADMIN_PERM: the genetlink core refuses before any handler */
 	if (strcmp(fake_mode(), "eperm") == 0 && cmd <= GPUMEM_CMD_MAX &&
-	    gm_spec_admin_perm[cmd]) {
-		nlmsg_free(req);
-		return fail(nl, EPERM, NULL, -1);
-	}
+	    gm_spec_admin_perm[cmd])
+		return fail(EPERM, NULL, -1);
 
 	switch (cmd) {
 	case GPUMEM_CMD_DEV_GET:
@@ -548,17 +661,18 @@ static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, voi
 				}
 				nla_nest_end(m, n);
 			}
-			ret = deliver(m, fn, arg, &cb_err);
+			emit(m);
 		}
 		break;
 	case GPUMEM_CMD_PROC_GET:
-		if (strcmp(fake_mode(), "dumpfail") == 0)
-			break;
-		for (i = 0; i < N(procs); i++) {
-			const struct fake_proc *p = &procs[i];
+		for (i = 0; i < N(procs) + (many ? strtoul(many, NULL, 10) : 0); i++) {
+			const struct fake_proc *p = i < N(procs) ? &procs[i] : many_proc(i - N(procs));
 			struct nl_msg *m;
 			bool held;
 			int r;
+
+			if (strcmp(fake_mode(), "dumpfail") == 0 && sock.sent == 2)
+				return fail(ENOMEM, "snapshot: out of memory", -1);
 
 			if (tb[GPUMEM_A_PROC_PID] && nla_get_u32(tb[GPUMEM_A_PROC_PID]) != p->pid)
 				continue;
@@ -600,14 +714,12 @@ static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, voi
 				nla_put_u32(m, GPUMEM_A_PROC_SKIPPED, p->skipped);
 			}
 			nla_put_u32(m, GPUMEM_A_PROC_BOS, p->bos);
-			ret = deliver(m, fn, arg, &cb_err);
+			emit(m);
 		}
 		break;
 	case GPUMEM_CMD_BUF_GET:
-		if (!tb[GPUMEM_A_BUF_OWNER]) {
-			nlmsg_free(req);
-			return fail(nl, EINVAL, "owner (pid) is required", GPUMEM_A_BUF_OWNER);
-		}
+		if (!tb[GPUMEM_A_BUF_OWNER])
+			return fail(EINVAL, "owner (pid) is required", GPUMEM_A_BUF_OWNER);
 		for (i = 0; i < N(bufs); i++) {
 			const struct fake_buf *b = &bufs[i];
 			struct nl_msg *m;
@@ -630,7 +742,7 @@ static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, voi
 			nla_put_u8(m, GPUMEM_A_BUF_SHARED, b->shared);
 			for (h = 0; h < 3 && b->holders[h]; h++)
 				nla_put_u32(m, GPUMEM_A_BUF_HOLDER, b->holders[h]);
-			ret = deliver(m, fn, arg, &cb_err);
+			emit(m);
 		}
 		break;
 	case GPUMEM_CMD_STATS_GET: {
@@ -652,61 +764,90 @@ static int fake_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, voi
 		put_u64(m, GPUMEM_A_STATS_EVENTS_SUPPRESSED, 6, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_EVENTS_LOST, 2, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_LIVE_RECORDS, 71, GPUMEM_A_STATS_PAD);
-		ret = deliver(m, fn, arg, &cb_err);
+		emit(m);
 		break;
 	}
 	case GPUMEM_CMD_LIMIT_SET:
 	case GPUMEM_CMD_LIMIT_GET:
 	case GPUMEM_CMD_LIMIT_DEL:
 	case GPUMEM_CMD_CGROUP_GET:
-		ret = limit_cmd(nl, req, cmd, tb, fn, arg, &cb_err);
-		nlmsg_free(req);
-		return ret;
+		return limit_cmd(req, cmd, tb);
 	default:
-		nlmsg_free(req);
-		return fail(nl, EOPNOTSUPP, NULL, -1);
-	}
-	nlmsg_free(req);
-	if (cmd == GPUMEM_CMD_PROC_GET && strcmp(fake_mode(), "dumpfail") == 0)
-		return fail(nl, ENOMEM, "snapshot: out of memory", -1);
-	if (ret < 0) {
-		nl->error = -ret;
-		return ret;
+		return fail(EOPNOTSUPP, NULL, -1);
 	}
 	return 0;
 }
 
-/* libdrm's sysfs view: card0 is a QXL on PCI, the others have no PCI ids. */
 /*
- * GM_FAKE=dumpintr: the first dump of a run is answered twice over, every
- * row two times, and marked NLM_F_DUMP_INTR (the kernel's lists changed
- * while it was dumped); what follows is answered once. A client that does
- * not ask again shows every row twice.
+ * The request, as nl_send_auto() sends it: numbered, and answered at once
+ * (the answer waits on the socket). GM_FAKE=dumpintr: the first dump of a
+ * run is answered twice over, the second time marked NLM_F_DUMP_INTR (the
+ * kernel's lists changed while it was dumped); a client that does not ask
+ * again shows every row twice.
  */
-int gm_nl_run(struct gm_nl *nl, struct nl_msg *req, gm_nl_reply_fn fn, void *arg)
+int gm_fake_send(struct gm_nl *nl, struct nl_msg *req)
 {
 	static bool interrupted_once;
-	struct nl_msg *again;
+	struct nlmsghdr *h = nlmsg_hdr(req);
 	int ret;
 
-	if (strcmp(fake_mode(), "dumpintr") != 0 || interrupted_once ||
-	    !(nlmsg_hdr(req)->nlmsg_flags & NLM_F_DUMP))
-		return fake_run(nl, req, fn, arg);
-	interrupted_once = true;
-	again = nlmsg_convert(nlmsg_hdr(req));
-	if (!again) {
-		nlmsg_free(req);
-		return fail(nl, ENOMEM, NULL, -1);
+	(void)nl;
+	if (!sock.seq)
+		sock.seq = 1000;
+	/* nl_complete_msg() */
+	if (h->nlmsg_pid == NL_AUTO_PORT)
+		h->nlmsg_pid = FAKE_PORT;
+	if (h->nlmsg_seq == NL_AUTO_SEQ)
+		h->nlmsg_seq = sock.seq++;
+	h->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+
+	sock.req = *h;
+	sock.dump = (h->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+	sock.intr = 0;
+	sock.sent = 0;
+	sock.open = false;		/* a new answer starts a new datagram */
+	fail(0, NULL, -1);
+	if (strcmp(fake_mode(), "noreply") == 0)
+		return (int)h->nlmsg_len;
+	if (strcmp(fake_mode(), "spoof") == 0) {
+		snprintf(sock.msg, sizeof(sock.msg), "spoofed");
+		sock_ack(NLMSG_ERROR, -EPERM, SPOOF_PORT);
+		fail(0, NULL, -1);
 	}
-	ret = fake_run(nl, again, fn, arg);
-	if (ret == 0)
-		ret = fake_run(nl, req, fn, arg);
+	ret = fake_run(req);
+	if (ret == 0 && sock.dump && strcmp(fake_mode(), "dumpintr") == 0 && !interrupted_once) {
+		interrupted_once = true;
+		sock.intr = NLM_F_DUMP_INTR;
+		ret = fake_run(req);
+	}
+	if (ret < 0)	/* a dump that sent rows ends in NLMSG_DONE, with its error */
+		sock_ack(sock.dump && sock.sent ? NLMSG_DONE : NLMSG_ERROR, ret, 0);
 	else
-		nlmsg_free(req);
-	nl->interrupted = ret == 0;
-	return ret;
+		sock_ack(sock.dump ? NLMSG_DONE : NLMSG_ERROR, 0, 0);
+	return (int)h->nlmsg_len;
 }
 
+/* nl_recv(): the next datagram; none: what a receive timeout returns */
+int gm_fake_recv(struct gm_nl *nl, struct sockaddr_nl *from, unsigned char **buf)
+{
+	struct dgram d;
+
+	(void)nl;
+	if (sock.next == sock.n) {
+		sock_drop();
+		return -NLE_AGAIN;
+	}
+	d = sock.v[sock.next++];
+	if (sock.next == sock.n)
+		sock_drop();	/* all read: the array starts again */
+	memset(from, 0, sizeof(*from));
+	from->nl_family = AF_NETLINK;
+	from->nl_pid = d.from;
+	*buf = d.buf;
+	return (int)d.len;
+}
+
+/* libdrm's sysfs view: card0 is a QXL on PCI, the others have no PCI ids. */
 void gm_drm_enrich(struct gm_dev *d)
 {
 	if (d->id == 0) {
@@ -845,33 +986,62 @@ static struct nl_msg *event_msg(const struct fake_step *s)
 	return m;
 }
 
-int gm_nl_read_events(struct gm_nl *nl, gm_nl_reply_fn fn, void *arg)
+/* nlctrl's notification that the family was unregistered */
+static struct nl_msg *delfamily_msg(const char *family)
 {
-	int ret = 0;
+	struct nl_msg *m = nlmsg_alloc();
 
+	genlmsg_put(m, 0, 0, GENL_ID_CTRL, 0, 0, CTRL_CMD_DELFAMILY, 2);
+	nla_put_u16(m, CTRL_ATTR_FAMILY_ID, FAKE_FAMILY);
+	nla_put_string(m, CTRL_ATTR_FAMILY_NAME, family);
+	return m;
+}
+
+/*
+ * recvmsg(MSG_DONTWAIT) on the events socket: the script's next events in
+ * one datagram, up to a LOST (-1, ENOBUFS, when nothing comes before it) or
+ * a GONE (nlctrl's DELFAMILY, last in the datagram); -1 with EAGAIN when
+ * there is nothing (the pipe poll() watches is then armed again).
+ */
+long gm_fake_recv_event(struct gm_nl *nl, void *buf, size_t size, struct sockaddr_nl *from,
+			int *msg_flags)
+{
+	size_t len = 0;
+
+	memset(from, 0, sizeof(*from));
+	from->nl_family = AF_NETLINK;
+	*msg_flags = 0;
 	while (watching() && !w.gone && w.next < N(script)) {
-		const struct fake_step *s = &script[w.next++];
+		const struct fake_step *s = &script[w.next];
 		struct nl_msg *m;
+		struct nlmsghdr *h;
 
 		if (s->kind == LOST) {
-			ret = -ENOBUFS;
-			break;
+			if (len)
+				break;	/* what came before first */
+			w.next++;
+			arm();
+			errno = ENOBUFS;
+			return -1;
 		}
+		m = s->kind == GONE ? delfamily_msg(nl->family_name) : event_msg(s);
+		h = nlmsg_hdr(m);
+		if (len + NLMSG_ALIGN(h->nlmsg_len) > size)
+			abort();
+		memcpy((char *)buf + len, h, h->nlmsg_len);
+		memset((char *)buf + len + h->nlmsg_len, 0, NLMSG_ALIGN(h->nlmsg_len) - h->nlmsg_len);
+		len += NLMSG_ALIGN(h->nlmsg_len);
+		nlmsg_free(m);
+		w.next++;
 		if (s->kind == GONE) {
 			w.gone = 1;
 			w.lookups = 0;
 			w.subscribed = 0;
-			ret = -ENODEV;
-			break;
 		}
-		m = event_msg(s);
-		ret = fn(m, arg);
-		nlmsg_free(m);
-		if (ret < 0)
-			break;
 	}
+	if (len)
+		return (long)len;
 	arm();
-	if (ret < 0)
-		nl->error = -ret;
-	return ret;
+	errno = EAGAIN;
+	return -1;
 }

@@ -91,6 +91,7 @@ void test_attr_fields(void);
 void test_quota_output(void);
 void test_family_gone(void);
 void test_ext_ack(void);
+void test_reply_loop(void);
 void test_live_netlink(void);
 void test_cli(const char *tool);
 void test_commands(const char *fake);

@@ -35,6 +35,41 @@ static void test_dump_intr(const char *fake)
 	}
 }
 
+/*
+ * The same answers whatever the datagrams the kernel packs them in: one
+ * message each (GM_FAKE_DGRAM smaller than any), a few (the fake's
+ * default), all of a dump in one; dumps, "do"s with their ACK, errors.
+ */
+static void test_datagrams(const char *fake)
+{
+	const char *const *const cmds[] = {
+		ARGS("ps", "--json"), ARGS("ps", "-H", "--json"), ARGS("devices", "--json"),
+		ARGS("stats", "--json"), ARGS("limit", "list", "--json"),
+		ARGS("limit", "get", "/"), ARGS("cgroups", "--json"),
+		ARGS("buffers", "-p", "815", "--json"), ARGS("limit", "get", "/", "--region", "gtt"),
+		ARGS("limit", "clear", "/", "--region", "gtt"),
+	};
+	const char *const sizes[] = { "16", "65536" };
+	struct run want, got;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		run_fake(fake, NULL, &want, cmds[i]);
+		for (j = 0; j < sizeof(sizes) / sizeof(*sizes); j++) {
+			char what[128];
+
+			setenv("GM_FAKE_DGRAM", sizes[j], 1);
+			run_fake(fake, NULL, &got, cmds[i]);
+			unsetenv("GM_FAKE_DGRAM");
+			snprintf(what, sizeof(what), "datagrams of %s bytes: %s %s: same output, status",
+				 sizes[j], cmds[i][0], cmds[i][1]);
+			result(got.status == want.status && strcmp(got.out, want.out) == 0 &&
+			       strcmp(got.err, want.err) == 0 && (want.out[0] || want.err[0]),
+			       "%s (%d)", what, got.status);
+		}
+	}
+}
+
 /* the number of entries in directory path ("." and ".." not counted); -1 if unreadable */
 static int dir_entries(const char *path)
 {
@@ -164,6 +199,7 @@ void test_commands(const char *fake)
 	const char *p;
 
 	test_dump_intr(fake);
+	test_datagrams(fake);
 
 	golden(fake, ARGS("devices"),
 	       "DEVICE  DRIVER     BUS           PCI-ID     TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"
@@ -363,8 +399,14 @@ void test_commands(const char *fake)
 	result(r.status == 4 && strstr(r.err, "Operation not permitted") && r.out[0] == '\0',
 	       "EPERM from the kernel: exit 4");
 	run_fake(fake, "dumpfail", &r, ARGS("ps"));
-	result(r.status == 1 && strstr(r.err, "snapshot: out of memory"),
-	       "failed dump: exit 1 with the kernel's message");
+	result(r.status == 1 && strstr(r.err, "snapshot: out of memory") && r.out[0] == '\0',
+	       "failed dump: exit 1 with the kernel's message (NLMSG_DONE's), no row printed");
+	run_fake(fake, "noreply", &r, ARGS("ps"));
+	result(r.status == 1 && strstr(r.err, "processes: Connection timed out"),
+	       "no answer: the receive timeout is ETIMEDOUT, exit 1 (%s)", r.err);
+	run_fake(fake, "spoof", &r, ARGS("limit", "list"));
+	result(r.status == 0 && strstr(r.out, "/test/a b") && r.err[0] == '\0',
+	       "a datagram from a user space sender is dropped, the kernel's answer taken");
 	run_fake(fake, "nomodule", &r, ARGS("devices"));
 	result(r.status == 3 && strstr(r.err, "not loaded"), "no family: exit 3");
 	run_fake(fake, "nomodule", &r, ARGS("ps", "--pid", "x"));

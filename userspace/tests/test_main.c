@@ -44,6 +44,7 @@ int main(int argc, char **argv)
 	test_quota_output();
 	test_family_gone();
 	test_ext_ack();
+	test_reply_loop();
 	test_live_netlink();
 	if (argc > 1)
 		test_cli(argv[1]);

@@ -128,13 +128,239 @@ void test_ext_ack(void)
 	       -EINVAL, "ack: not an ack rejected");
 }
 
+/* --- the receive loop (gm_nl_reply_feed), fed datagrams by hand ---------- */
+
+#define SEQ 7
+
+/* one datagram: messages one after the other, each padded to NLMSG_ALIGN */
+struct dgram {
+	union { struct nlmsghdr h; char b[4096]; } u;
+	int len;
+};
+
+static void dg_put(struct dgram *d, const void *msg, size_t len)
+{
+	memcpy(d->u.b + d->len, msg, len);
+	memset(d->u.b + d->len + len, 0, NLMSG_ALIGN(len) - len);
+	d->len += (int)NLMSG_ALIGN(len);
+}
+
+/* a reply row: a genl message of nlctrl's with CTRL_ATTR_FAMILY_NAME name */
+static void dg_row(struct dgram *d, uint32_t seq, uint16_t flags, const char *name)
+{
+	struct nl_msg *m = nlmsg_alloc();
+
+	genlmsg_put(m, 4242, seq, GENL_ID_CTRL, 0, NLM_F_MULTI | flags, CTRL_CMD_NEWFAMILY, 2);
+	nla_put_string(m, CTRL_ATTR_FAMILY_NAME, name);
+	dg_put(d, nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len);
+	nlmsg_free(m);
+}
+
+/* NLMSG_DONE/ERROR (build_ack()), numbered seq */
+static void dg_ack(struct dgram *d, uint32_t seq, int type, int flags, int error,
+		   const char *msg, int miss_type)
+{
+	char buf[512];
+	size_t len = build_ack(buf, sizeof(buf), type, flags, error, 0, msg, miss_type);
+
+	((struct nlmsghdr *)buf)->nlmsg_seq = seq;
+	dg_put(d, buf, len);
+}
+
+/* a header only: NLMSG_NOOP, NLMSG_OVERRUN */
+static void dg_bare(struct dgram *d, uint32_t seq, uint16_t type)
+{
+	struct nlmsghdr h = { .nlmsg_len = NLMSG_HDRLEN, .nlmsg_type = type, .nlmsg_seq = seq };
+
+	dg_put(d, &h, sizeof(h));
+}
+
+/* what the callback saw: the rows' names, space-separated */
+struct seen { int calls, fail_at; char names[256]; };
+
+static int seen_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct seen *s = arg;
+
+	if (++s->calls == s->fail_at)
+		return -ENOMEM;
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME])
+		return -EPROTO;
+	snprintf(s->names + strlen(s->names), sizeof(s->names) - strlen(s->names), "%s%s",
+		 s->names[0] ? " " : "", nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]));
+	return 0;
+}
+
+void test_reply_loop(void)
+{
+	struct gm_nl nl = { 0 };
+	struct gm_nl_reply r;
+	struct seen s;
+	struct dgram d;
+	int ret;
+
+#define START(fail) (memset(&s, 0, sizeof(s)), s.fail_at = (fail), \
+		     gm_nl_reply_init(&r, &nl, SEQ, seen_cb, &s))
+#define DG() (memset(&d, 0, sizeof(d)))
+
+	/* several rows and NLMSG_DONE in one datagram */
+	nl.error = EIO;
+	nl.interrupted = true;
+	START(0);
+	result(nl.error == 0 && !nl.interrupted && nl.miss_type == -1,
+	       "reply: init clears the last failure");
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ, 0, "b");
+	dg_row(&d, SEQ, 0, "c");
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI, 0, NULL, -1);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && gm_nl_reply_end(&r) == 0 && !nl.interrupted,
+	       "reply: rows and NLMSG_DONE in one datagram: done, 0");
+	eq_str("reply: every row of the datagram, in order", s.names, "a b c");
+
+	/* a dump over three datagrams, NLMSG_DONE alone in the last */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ, 0, "b");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && !r.done, "reply: a datagram of rows without NLMSG_DONE: read on");
+	DG();
+	dg_row(&d, SEQ, 0, "c");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	DG();
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI, 0, NULL, -1);
+	ret = ret ? ret : gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && gm_nl_reply_end(&r) == 0,
+	       "reply: a dump split over three datagrams: done at NLMSG_DONE");
+	eq_str("reply: the rows of every datagram", s.names, "a b c");
+
+	/* a dump that fails half-way: NLMSG_DONE with the error and extack */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI | NLM_F_ACK_TLVS, -ENOMEM,
+	       "snapshot: out of memory", GPUMEM_A_PROC_PID);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && gm_nl_reply_end(&r) == -ENOMEM && nl.error == ENOMEM,
+	       "reply: NLMSG_DONE with an error: the dump fails with it");
+	eq_str("reply: NLMSG_DONE's extack message", nl.msg, "snapshot: out of memory");
+	eq_u64("reply: NLMSG_DONE's missing attribute", (uint64_t)nl.miss_type, GPUMEM_A_PROC_PID);
+	eq_str("reply: the rows before the failure were seen", s.names, "a");
+
+	/* NLM_F_DUMP_INTR on a later row */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ, NLM_F_DUMP_INTR, "b");
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI | NLM_F_DUMP_INTR, 0, NULL, -1);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && gm_nl_reply_end(&r) == 0 && nl.interrupted && s.calls == 2,
+	       "reply: NLM_F_DUMP_INTR: read to the end, nl->interrupted set");
+
+	/* a callback error: the rest is read, then the request fails */
+	START(1);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ, 0, "b");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	DG();
+	dg_row(&d, SEQ, 0, "c");
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI, 0, NULL, -1);
+	ret = ret ? ret : gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && s.calls == 1, "reply: after a callback error, no more calls, "
+	       "read to NLMSG_DONE (%d calls)", s.calls);
+	result(gm_nl_reply_end(&r) == -ENOMEM && nl.error == ENOMEM,
+	       "reply: a callback error is the request's");
+
+	/* a "do": the reply, then the ACK in a datagram of its own */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "one");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && !r.done, "reply: a do's reply: wait for the ACK");
+	DG();
+	dg_ack(&d, SEQ, NLMSG_ERROR, NLM_F_CAPPED, 0, NULL, -1);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && gm_nl_reply_end(&r) == 0 && s.calls == 1,
+	       "reply: NLMSG_ERROR 0 is the ACK: done, 0");
+
+	/* a "do" refused: NLMSG_ERROR with extack; what follows it is not read */
+	START(0);
+	DG();
+	dg_ack(&d, SEQ, NLMSG_ERROR, NLM_F_CAPPED | NLM_F_ACK_TLVS, -EINVAL,
+	       "owner (pid) is required", GPUMEM_A_BUF_OWNER);
+	dg_row(&d, SEQ, 0, "after");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && r.done && gm_nl_reply_end(&r) == -EINVAL && nl.error == EINVAL &&
+	       nl.miss_type == GPUMEM_A_BUF_OWNER && s.calls == 0,
+	       "reply: NLMSG_ERROR: the kernel's error, its missing attribute; the rest ignored");
+	eq_str("reply: NLMSG_ERROR's extack message", nl.msg, "owner (pid) is required");
+
+	/* NLMSG_NOOP is skipped */
+	START(0);
+	DG();
+	dg_bare(&d, SEQ, NLMSG_NOOP);
+	dg_row(&d, SEQ, 0, "a");
+	dg_ack(&d, SEQ, NLMSG_DONE, NLM_F_MULTI, 0, NULL, -1);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == 0 && gm_nl_reply_end(&r) == 0 && s.calls == 1, "reply: NLMSG_NOOP skipped");
+
+	/* NLMSG_OVERRUN fails */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_bare(&d, SEQ, NLMSG_OVERRUN);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret < 0 && nl.error == -ret && nl.lib_err, "reply: NLMSG_OVERRUN fails (%s)",
+	       nl.lib_err ? nl.lib_err : "?");
+
+	/* another sequence number: libnl's check */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ - 1, 0, "stale");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == -EPROTO && nl.error == EPROTO && nl.lib_err && s.calls == 1,
+	       "reply: a message of another request: EPROTO (%s)", nl.lib_err ? nl.lib_err : "?");
+
+	/* a datagram cut in the middle of a message */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	dg_row(&d, SEQ, 0, "cut");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len - 8);
+	result(ret == -EMSGSIZE && nl.error == EMSGSIZE && nl.lib_err && s.calls == 1,
+	       "reply: a message cut short: fails (%s), the whole ones before it taken",
+	       nl.lib_err ? nl.lib_err : "?");
+	/* bytes after the last message that are no message */
+	START(0);
+	DG();
+	dg_row(&d, SEQ, 0, "a");
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len + 8);
+	result(ret == -EMSGSIZE && s.calls == 1, "reply: bytes that are no whole message: fails");
+	/* an NLMSG_ERROR too short for its struct nlmsgerr */
+	START(0);
+	DG();
+	dg_ack(&d, SEQ, NLMSG_ERROR, NLM_F_CAPPED, -EINVAL, NULL, -1);
+	d.u.h.nlmsg_len = NLMSG_HDRLEN + 4;
+	d.len = (int)NLMSG_ALIGN(d.u.h.nlmsg_len);
+	ret = gm_nl_reply_feed(&r, d.u.b, d.len);
+	result(ret == -EMSGSIZE && !r.done, "reply: a truncated NLMSG_ERROR fails");
+#undef START
+#undef DG
+}
+
 /* --- the do/dump loop against the kernel's nlctrl family --------------- */
 
-static int count_cb(struct nl_msg *msg, void *arg)
+static int count_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[CTRL_ATTR_MAX + 1];
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0)
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0)
 		return -EPROTO;
 	if (tb[CTRL_ATTR_FAMILY_NAME] && strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), "nlctrl") == 0)
 		((int *)arg)[1]++;
@@ -142,9 +368,9 @@ static int count_cb(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-static int fail_cb(struct nl_msg *msg, void *arg)
+static int fail_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	(void)msg;
+	(void)nlh;
 	(*(int *)arg)++;
 	return -ENOMEM;
 }

@@ -35,7 +35,7 @@ static void test_leak_event(const struct timespec *when)
 	nla_put_u64(msg, GPUMEM_A_EVENT_RATE, 1 << 20);
 	nla_put_u32(msg, GPUMEM_A_EVENT_WINDOW_MS, 1000);
 	nla_put_u32(msg, GPUMEM_A_EVENT_WINDOWS, 3);
-	eq_u64("leak-suspect: parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	eq_u64("leak-suspect: parsed", (uint64_t)gm_parse_event(nlmsg_hdr(msg), &e), 0);
 	gm_event_line(mem_open(&m), &e, when, false);
 	out = mem_close(&m);
 	eq_str("event line (leak-suspect)", out,
@@ -83,7 +83,7 @@ static void test_orphaned_event(const struct timespec *when)
 	nla_put_u32(msg, GPUMEM_A_EVENT_KINDS, GPUMEM_ORPHAN_KIND_DMA_BUF);
 	nla_put_u32(msg, GPUMEM_A_EVENT_HOLDER, 322);
 	nla_put_u32(msg, GPUMEM_A_EVENT_HOLDER, 4000);
-	eq_u64("orphaned: parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	eq_u64("orphaned: parsed", (uint64_t)gm_parse_event(nlmsg_hdr(msg), &e), 0);
 	gm_event_line(mem_open(&m), &e, when, false);
 	out = mem_close(&m);
 	eq_str("event line (orphaned)", out,
@@ -113,7 +113,7 @@ static void test_orphaned_event(const struct timespec *when)
 	nla_put_u64(msg, GPUMEM_A_EVENT_USAGE, 3 << 20);
 	nla_put_u32(msg, GPUMEM_A_EVENT_BUFFERS, 1);
 	nla_put_u32(msg, GPUMEM_A_EVENT_KINDS, GPUMEM_ORPHAN_KIND_MAPPING);
-	eq_u64("orphaned (mapping): parsed", (uint64_t)gm_parse_event(msg, &e), 0);
+	eq_u64("orphaned (mapping): parsed", (uint64_t)gm_parse_event(nlmsg_hdr(msg), &e), 0);
 	gm_event_line(mem_open(&m), &e, when, true);
 	out = mem_close(&m);
 	eq_str("event line (orphaned, mapping only, exact)", out,

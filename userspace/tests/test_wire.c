@@ -61,7 +61,7 @@ void test_parse_replies(void)
 	nla_put_u32(m, GPUMEM_A_DEV_REGION_REGION, GPUMEM_REGION_SYSTEM);
 	nla_nest_end(m, n);
 	nla_put_u32(m, 200, 7);	/* an attribute from a newer kernel */
-	r = gm_parse_dev(m, &d);
+	r = gm_parse_dev(nlmsg_hdr(m), &d);
 	result(r == 0, "parse dev reply");
 	if (r == 0) {
 		eq_u64("dev id", d.id, 1);
@@ -85,12 +85,12 @@ void test_parse_replies(void)
 
 	m = reply(GPUMEM_CMD_DEV_GET);
 	nla_put_string(m, GPUMEM_A_DEV_NAME, "card1");
-	result(gm_parse_dev(m, &d) == -EPROTO, "dev reply without id: -EPROTO");
+	result(gm_parse_dev(nlmsg_hdr(m), &d) == -EPROTO, "dev reply without id: -EPROTO");
 	nlmsg_free(m);
 
 	m = reply(GPUMEM_CMD_DEV_GET);
 	nla_put_u16(m, GPUMEM_A_DEV_ID, 1);	/* too short for NLA_U32 */
-	result(gm_parse_dev(m, &d) == -EPROTO, "dev id of the wrong size: -EPROTO");
+	result(gm_parse_dev(nlmsg_hdr(m), &d) == -EPROTO, "dev id of the wrong size: -EPROTO");
 	nlmsg_free(m);
 
 	m = reply(GPUMEM_CMD_PROC_GET);
@@ -108,7 +108,7 @@ void test_parse_replies(void)
 	put_u64_pad(m, GPUMEM_A_PROC_SHARED, 11, GPUMEM_A_PROC_PAD);
 	put_u64_pad(m, GPUMEM_A_PROC_OWNED, 22, GPUMEM_A_PROC_PAD);
 	nla_put_u32(m, GPUMEM_A_PROC_BOS, 3);
-	r = gm_parse_proc(m, &p);
+	r = gm_parse_proc(nlmsg_hdr(m), &p);
 	result(r == 0, "parse proc reply");
 	if (r == 0) {
 		eq_u64("proc pid", p.pid, 812);
@@ -132,7 +132,7 @@ void test_parse_replies(void)
 	nla_put_u32(m, GPUMEM_A_PROC_PID, 0);
 	nla_put_string(m, GPUMEM_A_PROC_COMM, "[kernel]");
 	nla_put_u32(m, GPUMEM_A_PROC_DEV_ID, 2);
-	r = gm_parse_proc(m, &p);
+	r = gm_parse_proc(nlmsg_hdr(m), &p);
 	result(r == 0 && p.pid == 0 && !p.cgroup && !p.has_cgroup_id,
 	       "proc reply without cgroup: path NULL");
 	if (r == 0) {
@@ -146,7 +146,7 @@ void test_parse_replies(void)
 	nla_put_u32(m, GPUMEM_A_PROC_PID, 1);
 	nla_put_u32(m, GPUMEM_A_PROC_DEV_ID, 0);
 	nla_put(m, GPUMEM_A_PROC_COMM, 3, "abc");	/* not NUL-terminated */
-	result(gm_parse_proc(m, &p) == -EPROTO, "unterminated comm: -EPROTO");
+	result(gm_parse_proc(nlmsg_hdr(m), &p) == -EPROTO, "unterminated comm: -EPROTO");
 	nlmsg_free(m);
 
 	m = reply(GPUMEM_CMD_BUF_GET);
@@ -159,7 +159,7 @@ void test_parse_replies(void)
 	nla_put_u8(m, GPUMEM_A_BUF_SHARED, 1);
 	nla_put_u32(m, GPUMEM_A_BUF_HOLDER, 812);
 	nla_put_u32(m, GPUMEM_A_BUF_HOLDER, 815);
-	r = gm_parse_buf(m, &b);
+	r = gm_parse_buf(nlmsg_hdr(m), &b);
 	result(r == 0, "parse buf reply");
 	if (r == 0) {
 		uint64_t owner = 0, mt = 0, shared = 0;
@@ -180,7 +180,7 @@ void test_parse_replies(void)
 	nla_put_u32(m, GPUMEM_A_BUF_DEV_ID, 2);
 	nla_put_u32(m, GPUMEM_A_BUF_OWNER, 9);
 	nla_put_u32(m, GPUMEM_A_BUF_HANDLE, 1);
-	r = gm_parse_buf(m, &b);
+	r = gm_parse_buf(nlmsg_hdr(m), &b);
 	result(r == 0 && !gm_raw_find(&b.raw, GPUMEM_A_BUF_MEM_TYPE) &&
 	       !gm_raw_find(&b.raw, GPUMEM_A_BUF_SHARED) && b.nholders == 0,
 	       "non-TTM buf: no mem_type");
@@ -205,7 +205,7 @@ void test_parse_replies(void)
 	put_u64_pad(m, GPUMEM_A_STATS_EVENTS_SUPPRESSED, 16, GPUMEM_A_STATS_PAD);
 	put_u64_pad(m, GPUMEM_A_STATS_EVENTS_LOST, 17, GPUMEM_A_STATS_PAD);
 	put_u64_pad(m, GPUMEM_A_STATS_LIVE_RECORDS, 9, GPUMEM_A_STATS_PAD);
-	r = gm_parse_stats(m, &s);
+	r = gm_parse_stats(nlmsg_hdr(m), &s);
 	{
 		static const struct { int attr; uint64_t want; } st[] = {
 			{ GPUMEM_A_STATS_WALKS, 12 }, { GPUMEM_A_STATS_WALKS_FAILED, 1 },
@@ -262,7 +262,7 @@ void test_parse_quota_replies(void)
 	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 12345, GPUMEM_A_LIMIT_PAD);
 	put_u64_pad(m, GPUMEM_A_LIMIT_DENIED, 7, GPUMEM_A_LIMIT_PAD);
 	nla_put_u32(m, 200, 1);	/* newer kernel */
-	r = gm_parse_limit(m, &l);
+	r = gm_parse_limit(nlmsg_hdr(m), &l);
 	result(r == 0, "parse limit reply");
 	if (r == 0) {
 		result(l.cgroup_id == 4711 && l.has_dev && l.dev_id == 1 &&
@@ -278,7 +278,7 @@ void test_parse_quota_replies(void)
 	m = reply(GPUMEM_CMD_CGROUP_GET);
 	put_u64_pad(m, GPUMEM_A_LIMIT_CGROUP_ID, 9, GPUMEM_A_LIMIT_PAD);
 	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 4096, GPUMEM_A_LIMIT_PAD);
-	r = gm_parse_limit(m, &l);
+	r = gm_parse_limit(nlmsg_hdr(m), &l);
 	result(r == 0 && !l.has_dev && l.region == GPUMEM_REGION_VRAM && !l.has_max &&
 	       !l.has_high && !l.has_mode && !l.has_denied && l.has_usage && !l.cgroup,
 	       "cgroup row without device, region, limit: all devices, vram, no limit");
@@ -287,13 +287,13 @@ void test_parse_quota_replies(void)
 
 	m = reply(GPUMEM_CMD_CGROUP_GET);
 	put_u64_pad(m, GPUMEM_A_LIMIT_USAGE, 4096, GPUMEM_A_LIMIT_PAD);
-	result(gm_parse_limit(m, &l) == -EPROTO, "limit reply without cgroup id: -EPROTO");
+	result(gm_parse_limit(nlmsg_hdr(m), &l) == -EPROTO, "limit reply without cgroup id: -EPROTO");
 	nlmsg_free(m);
 
 	m = reply(GPUMEM_CMD_LIMIT_GET);
 	put_u64_pad(m, GPUMEM_A_LIMIT_CGROUP_ID, 9, GPUMEM_A_LIMIT_PAD);
 	nla_put_u32(m, GPUMEM_A_LIMIT_MAX_BYTES, 5);	/* too short for NLA_U64 */
-	result(gm_parse_limit(m, &l) == -EPROTO, "limit max of the wrong size: -EPROTO");
+	result(gm_parse_limit(nlmsg_hdr(m), &l) == -EPROTO, "limit max of the wrong size: -EPROTO");
 	nlmsg_free(m);
 
 	m = reply(GPUMEM_CMD_QUOTA_EVENT);
@@ -311,7 +311,7 @@ void test_parse_quota_replies(void)
 	nla_put_u32(m, GPUMEM_A_EVENT_MODE, GPUMEM_LIMIT_MODE_ENFORCE);
 	nla_put_u8(m, GPUMEM_A_EVENT_DENIED, 1);
 	put_u64_pad(m, GPUMEM_A_EVENT_SUPPRESSED, 5, GPUMEM_A_EVENT_PAD);
-	r = gm_parse_event(m, &e);
+	r = gm_parse_event(nlmsg_hdr(m), &e);
 	result(r == 0, "parse event");
 	if (r == 0) {
 		result(e.has_type && e.type == GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED && e.has_seq &&
@@ -328,7 +328,7 @@ void test_parse_quota_replies(void)
 
 	m = reply(GPUMEM_CMD_QUOTA_EVENT);
 	nla_put_u32(m, GPUMEM_A_EVENT_TYPE, GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD);
-	r = gm_parse_event(m, &e);
+	r = gm_parse_event(nlmsg_hdr(m), &e);
 	result(r == 0 && !e.has_seq && !e.has_pid && !e.has_cgroup_id && !e.cgroup && !e.comm &&
 	       !e.has_denied && !e.denied && e.suppressed == 0, "event with the type only");
 	gm_event_free(&e);
@@ -337,7 +337,7 @@ void test_parse_quota_replies(void)
 	m = reply(GPUMEM_CMD_QUOTA_EVENT);
 	nla_put_u32(m, GPUMEM_A_EVENT_DENIED, 1);	/* NLA_U8 takes 4 bytes, but ... */
 	nla_put(m, GPUMEM_A_EVENT_COMM, 2, "ab");	/* ... an unterminated string fails */
-	result(gm_parse_event(m, &e) == -EPROTO, "event with an unterminated comm: -EPROTO");
+	result(gm_parse_event(nlmsg_hdr(m), &e) == -EPROTO, "event with an unterminated comm: -EPROTO");
 	nlmsg_free(m);
 
 	eq_str("mode names", gm_mode_name(GPUMEM_LIMIT_MODE_MONITOR), "monitor");
@@ -389,7 +389,7 @@ void test_attr_fields(void)
 			put_u64_pad(m, NEW_REGION_ATTR, 3 << 20, GPUMEM_A_DEV_REGION_PAD);
 		nla_nest_end(m, n);
 	}
-	r = gm_parse_dev(m, &d);
+	r = gm_parse_dev(nlmsg_hdr(m), &d);
 	nlmsg_free(m);
 	result(r == 0 && d.nregions == 2, "dev reply with a newer spec's region attribute parsed");
 	if (r || d.nregions != 2)
