@@ -247,6 +247,7 @@ static struct {
 	size_t n, cap, next;
 	bool open;		/* the last datagram is a dump's: it takes more of its messages */
 	uint32_t seq;		/* the last sequence number nl_complete_msg() gave */
+	size_t dgram;		/* GM_FAKE_DGRAM */
 	/* the request being answered */
 	struct nlmsghdr req;
 	bool dump;
@@ -255,13 +256,6 @@ static struct {
 	char msg[128];		/* fail(): the extended ack */
 	int miss;
 } sock;
-
-static size_t dgram_size(void)
-{
-	const char *e = getenv("GM_FAKE_DGRAM");
-
-	return e ? strtoul(e, NULL, 10) : 512;
-}
 
 /*
  * One message onto the socket, padded to NLMSG_ALIGN: a dump's messages fill
@@ -273,7 +267,7 @@ static void sock_put(const struct nlmsghdr *h, bool dump, uint32_t from)
 	size_t len = NLMSG_ALIGN(h->nlmsg_len);
 	struct dgram *d = sock.n > sock.next ? &sock.v[sock.n - 1] : NULL;
 
-	if (!(dump && sock.open && d && d->from == from && d->len + len <= dgram_size())) {
+	if (!(dump && sock.open && d && d->from == from && d->len + len <= sock.dgram)) {
 		if (sock.n == sock.cap) {
 			sock.cap = sock.cap ? 2 * sock.cap : 16;
 			sock.v = realloc(sock.v, sock.cap * sizeof(*sock.v));
@@ -615,7 +609,8 @@ static int fake_run(struct nl_msg *req)
 	struct nlattr *tb[16] = { 0 };
 	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(req))->cmd;
 	const char *many = getenv("GM_FAKE_PROCS");
-	size_t i, h;
+	size_t i, h, nprocs = N(procs) + (many ? strtoul(many, NULL, 10) : 0);
+	bool dumpfail = strcmp(fake_mode(), "dumpfail") == 0;
 
 	genlmsg_parse(nlmsg_hdr(req), 0, tb, 15, NULL);
 
@@ -665,13 +660,13 @@ static int fake_run(struct nl_msg *req)
 		}
 		break;
 	case GPUMEM_CMD_PROC_GET:
-		for (i = 0; i < N(procs) + (many ? strtoul(many, NULL, 10) : 0); i++) {
+		for (i = 0; i < nprocs; i++) {
 			const struct fake_proc *p = i < N(procs) ? &procs[i] : many_proc(i - N(procs));
 			struct nl_msg *m;
 			bool held;
 			int r;
 
-			if (strcmp(fake_mode(), "dumpfail") == 0 && sock.sent == 2)
+			if (dumpfail && sock.sent == 2)
 				return fail(ENOMEM, "snapshot: out of memory", -1);
 
 			if (tb[GPUMEM_A_PROC_PID] && nla_get_u32(tb[GPUMEM_A_PROC_PID]) != p->pid)
@@ -802,6 +797,7 @@ int gm_fake_send(struct gm_nl *nl, struct nl_msg *req)
 	h->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
 
 	sock.req = *h;
+	sock.dgram = getenv("GM_FAKE_DGRAM") ? strtoul(getenv("GM_FAKE_DGRAM"), NULL, 10) : 512;
 	sock.dump = (h->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
 	sock.intr = 0;
 	sock.sent = 0;
