@@ -50,9 +50,8 @@ static void get_device(const struct gm_field *f, const void *obj, struct gm_val 
 	const struct gm_buf *b = obj;
 
 	(void)f;
-	snprintf(buf, GM_FIELD_BUF, "card%u", b->dev_id);
 	v->kind = GM_V_STR;
-	v->s = buf;
+	v->s = gm_card_name(buf, b->dev_id);
 }
 
 static void get_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)

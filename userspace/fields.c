@@ -459,15 +459,30 @@ void gm_get_attr_str(const struct gm_field *f, const void *obj, struct gm_val *v
 		v->kind = GM_V_STR;
 }
 
+char *gm_card_name(char *buf, uint64_t id)
+{
+	char digits[20];
+	size_t n = 0, i;
+
+	do {
+		digits[n++] = (char)('0' + id % 10);
+		id /= 10;
+	} while (id);
+	memcpy(buf, "card", 4);
+	for (i = 0; i < n; i++)
+		buf[4 + i] = digits[n - 1 - i];
+	buf[4 + n] = '\0';
+	return buf;
+}
+
 void gm_get_attr_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	uint64_t id;
 
 	if (!gm_raw_uint(raw_of(f, obj), f->attr, &id))
 		return;
-	snprintf(buf, GM_FIELD_BUF, "card%" PRIu64, id);
 	v->kind = GM_V_STR;
-	v->s = buf;
+	v->s = gm_card_name(buf, id);
 }
 
 void gm_get_attr_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)

@@ -146,6 +146,12 @@ void gm_fields_line(FILE *f, const struct gm_fields *fs, const void *obj);
  * common getters: the u32/u64/bool/string member at offset arg of the
  * object (a NULL string is not known)
  */
+/*
+ * gm_card_name: "cardN" of device id into buf, returned: "card", the digits,
+ * a NUL (15 bytes at most for a 32-bit id, 25 for any). By hand, as jw_u64
+ * does: a snprintf was ~700 instructions a row of gpumemctl ps --json.
+ */
+char *gm_card_name(char *buf, uint64_t id);
 void gm_get_u32(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_u64(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_bytes(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);

@@ -264,30 +264,41 @@ static void jw_puts(struct jw *w, const char *s)
 	jw_put(w, s, strlen(s));
 }
 
+/*
+ * The bytes a JSON string holds as they are, a bit each: printable ASCII
+ * but '"' and '\\' (0x22, 0x5c). Not NUL: a run stops at the end.
+ */
+static const uint64_t jw_plain[2] = { 0xfffffffb00000000ull, 0x7fffffffefffffffull };
+
+static bool jw_is_plain(unsigned char c)
+{
+	return c < 0x80 && (jw_plain[c >> 6] >> (c & 63)) & 1;
+}
+
 /* s as a JSON string literal, into the writer's buffer */
 static void jw_escape(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, run;
 	char esc[8];
 	uint32_t cp;
 
 	jw_putc(w, '"');
-	while (i < n) {
+	while (*p) {
+		const unsigned char *run = p;
 		size_t l;
 
-		for (run = 0; i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x7f &&
-		     p[i + run] != '"' && p[i + run] != '\\'; run++)
-			;
-		if (run) {
-			jw_put(w, p + i, run);
-			i += run;
+		while (jw_is_plain(*run))
+			run++;
+		if (run != p) {
+			jw_put(w, p, (size_t)(run - p));
+			p = run;
 			continue;
 		}
-		l = utf8_next(p + i, n - i, &cp);
+		/* a sequence is at most 4 bytes; utf8_next() stops at the NUL */
+		l = utf8_next(p, strnlen((const char *)p, 4), &cp);
 		if (l == 0) {
 			jw_puts(w, "\\ufffd");
-			i++;
+			p++;
 			continue;
 		}
 		switch (cp) {
@@ -303,10 +314,10 @@ static void jw_escape(struct jw *w, const char *s)
 				snprintf(esc, sizeof(esc), "\\u%04x", (unsigned int)cp);
 				jw_puts(w, esc);
 			} else {
-				jw_put(w, p + i, l);
+				jw_put(w, p, l);
 			}
 		}
-		i += l;
+		p += l;
 	}
 	jw_putc(w, '"');
 }

@@ -32,9 +32,8 @@ static void get_device(const struct gm_field *f, const void *obj, struct gm_val 
 	const struct gm_proc *p = obj;
 
 	(void)f;
-	snprintf(buf, GM_FIELD_BUF, "card%u", p->dev_id);
 	v->kind = GM_V_STR;
-	v->s = buf;
+	v->s = gm_card_name(buf, p->dev_id);
 }
 
 static void get_view(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)

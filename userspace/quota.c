@@ -20,8 +20,7 @@ const char *gm_limit_device(const struct gm_limit *l, char *buf)
 {
 	if (!l->has_dev)
 		return "all";
-	snprintf(buf, 16, "card%u", l->dev_id);
-	return buf;
+	return gm_card_name(buf, l->dev_id);
 }
 
 /* the mode's name, or its number; buf: 12 bytes */
@@ -348,8 +347,7 @@ static void ev_device(const struct gm_field *f, const void *obj, struct gm_val *
 		v->s = "all";
 		v->text = "all-devices";
 	} else {
-		snprintf(buf, GM_FIELD_BUF, "card%u", e->dev_id);
-		v->s = buf;
+		v->s = gm_card_name(buf, e->dev_id);
 	}
 }
 

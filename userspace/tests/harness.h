@@ -73,6 +73,7 @@ void test_term_safe(void);
 void test_utf8(void);
 void test_table(void);
 void test_json_escape(void);
+void test_card_name(void);
 void test_json_writer(void);
 void test_prometheus(void);
 void test_fields(void);

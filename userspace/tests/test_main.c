@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	test_term_safe();
 	test_table();
 	test_json_escape();
+	test_card_name();
 	test_json_writer();
 	test_prometheus();
 	test_fields();

@@ -141,6 +141,8 @@ void test_json_escape(void)
 		{ "[kernel]", "\"[kernel]\"" },
 		{ "ab\"cd\\e\x01" "fg\xc3\xa9h", "\"ab\\\"cd\\\\e\\u0001fg\xc3\xa9h\"" },
 	};
+	char all[128], want[1024], *got, *o = want;
+	const char *const shorts = "\b\f\n\r\t";
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(*t); i++) {
@@ -150,6 +152,35 @@ void test_json_escape(void)
 		eq_str(what, s, t[i].want);
 		free(s);
 	}
+
+	/* every ASCII byte, against the rules spelled out */
+	*o++ = '"';
+	for (i = 1; i < 128; i++) {
+		all[i - 1] = (char)i;
+		if (i == '"' || i == '\\')
+			o += sprintf(o, "\\%c", (int)i);
+		else if (strchr(shorts, (int)i))
+			o += sprintf(o, "\\%c", "bfnrt"[strchr(shorts, (int)i) - shorts]);
+		else if (i < 0x20 || i == 0x7f)
+			o += sprintf(o, "\\u%04zx", i);
+		else
+			*o++ = (char)i;
+	}
+	all[127] = '\0';
+	strcpy(o, "\"");
+	got = json_of(all);
+	eq_str("json_escape: every ASCII byte", got, want);
+	free(got);
+}
+
+void test_card_name(void)
+{
+	char buf[32];
+
+	eq_str("card name: 0", gm_card_name(buf, 0), "card0");
+	eq_str("card name: 10", gm_card_name(buf, 10), "card10");
+	eq_str("card name: UINT32_MAX", gm_card_name(buf, UINT32_MAX), "card4294967295");
+	eq_str("card name: UINT64_MAX", gm_card_name(buf, UINT64_MAX), "card18446744073709551615");
 }
 
 void test_json_writer(void)
