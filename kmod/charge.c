@@ -99,6 +99,8 @@
  * @reported: @owner's exit was considered for an orphaned event (or
  *	happened while those were off): never again
  * @depth: number of entries in @cgids
+ * @nodes: the limits' counters a counted placement is charged to
+ *	(GPUMEM_LIMITS_NODES(@depth), after @cgids in the same allocation)
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
  * Everything but @obj, @owner, @pu, @since, @dead and @reported is set
@@ -122,6 +124,7 @@ struct gpumem_charge {
 	unsigned long dead;
 	bool reported;
 	u32 depth;
+	struct gpumem_cg_node **nodes;
 	u64 cgids[];
 };
 
@@ -149,7 +152,7 @@ static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
 	return (struct gpumem_charge_req) {
 		.cgids = c->cgids, .depth = c->depth, .minor = c->minor,
 		.region = c->region, .bytes = c->bytes, .tgid = c->tgid,
-		.comm = c->comm,
+		.comm = c->comm, .nodes = c->nodes,
 	};
 }
 
@@ -234,12 +237,17 @@ static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
 	struct gpumem_charge *c, *o;
-	bool done;
+	bool done, had_owner;
 	u32 depth;
 
 	for (;;) {
 		rcu_read_lock();
 		o = gpumem_charge_owner(place->prev, place->obj);
+		/*
+		 * @prev's record is made when @prev is allocated, under the
+		 * reservation the caller holds: without one now, it has none.
+		 */
+		had_owner = o;
 		if (o)
 			depth = o->depth;
 		else if (!place->bounce &&
@@ -252,12 +260,17 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 			return NULL;
 		if (gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
-		c = kzalloc(struct_size(c, cgids, depth), GFP_KERNEL);
+		c = kzalloc(size_add(struct_size(c, cgids, depth),
+				     array_size(GPUMEM_LIMITS_NODES(depth),
+						sizeof(*c->nodes))),
+			    GFP_KERNEL);
 		if (!c)
 			return ERR_PTR(-ENOMEM);
 		spin_lock_init(&c->lock);
+		c->nodes = (struct gpumem_cg_node **)&c->cgids[depth];
 		rcu_read_lock();
-		o = gpumem_charge_owner(place->prev, place->obj);
+		o = had_owner ? gpumem_charge_owner(place->prev, place->obj) :
+				NULL;
 		if (o && o->depth == depth) {
 			done = gpumem_charge_inherit(c, o, forced);
 		} else if (!o && !place->bounce &&

@@ -64,6 +64,8 @@
  *	an unused node is as good as a new one (gpumem_cg_put() resets it)
  *	and is freed by the reaper once unused for GPUMEM_CG_IDLE
  * @kept: unused and kept for reuse (counted in gpumem_cg_kept)
+ * @charges: placements charged to it (each may hold a pointer to it, see
+ *	&gpumem_charge_req.nodes)
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -77,6 +79,7 @@ struct gpumem_cg_node {
 	struct gpumem_leak_state leak;
 	unsigned long idle_since;
 	bool kept;
+	unsigned long charges;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
@@ -142,10 +145,10 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 	return 0;
 }
 
-/* Whether nothing needs @n: no usage, no limit. */
+/* Whether nothing needs @n: no charge, no usage, no limit. */
 static bool gpumem_cg_unused(const struct gpumem_cg_node *n)
 {
-	return !n->row.usage && !n->row.has_limit;
+	return !n->charges && !n->row.usage && !n->row.has_limit;
 }
 
 /* Free @n (unused). Caller holds gpumem_limits_lock. */
@@ -266,10 +269,14 @@ static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
 	ev->denied = denied;
 }
 
-/* Rate limit of @n; on success @ev->suppressed is filled in. */
+/*
+ * Rate limit of @n for the event @ev (cleared here: only the events made
+ * are); on success @ev->suppressed is filled in.
+ */
 static bool gpumem_cg_ratelimit(struct gpumem_cg_node *n,
 				struct gpumem_quota_event *ev)
 {
+	memset(ev, 0, sizeof(*ev));
 	return gpumem_ratelimit_allow(&n->rl, &ev->suppressed);
 }
 
@@ -293,6 +300,8 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
 			if (!n)
 				return -EAGAIN;
+			if (c->nodes)
+				c->nodes[2 * d + s] = n;
 			/* a counter that would wrap: no placement is that big */
 			if (c->bytes > U64_MAX - n->row.usage)
 				return -ENOSPC;
@@ -326,7 +335,8 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 	}
 	for (d = 0; d < c->depth; d++) {
 		for (s = 0; s < 2; s++) {
-			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			n = c->nodes ? c->nodes[2 * d + s] :
+			    gpumem_cg_find(c->cgids[d], scopes[s], c->region);
 			if (n->row.has_limit && !n->above_high &&
 			    gpumem_over(n->row.usage, c->bytes, n->row.high)) {
 				n->above_high = true;
@@ -339,6 +349,7 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 				}
 			}
 			gpumem_cg_use(n);
+			n->charges++;
 			n->row.usage += c->bytes;
 			if (!d && !s)
 				n->self += c->bytes;
@@ -363,7 +374,7 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
  */
 int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
 {
-	struct gpumem_quota_event ev[GPUMEM_MAX_EVENTS] = {};
+	struct gpumem_quota_event ev[GPUMEM_MAX_EVENTS];
 	int nev = 0, ret = 0, tries, i;
 	u32 d;
 
@@ -407,12 +418,17 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 	spin_lock(&gpumem_limits_lock);
 	for (d = 0; d < c->depth; d++) {
 		for (s = 0; s < 2; s++) {
-			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
-			if (WARN_ON_ONCE(!n || n->row.usage < c->bytes)) {
-				if (n)
+			n = c->nodes ? c->nodes[2 * d + s] :
+			    gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			if (WARN_ON_ONCE(!n || !n->charges ||
+					 n->row.usage < c->bytes)) {
+				if (n) {
 					n->row.usage = 0;
+					n->charges = 0;
+				}
 				continue;
 			}
+			n->charges--;
 			n->row.usage -= c->bytes;
 			if (!d && !s) {
 				n->self -= min(n->self, c->bytes);

@@ -10,6 +10,8 @@
 
 struct gpumem_leak_params;
 struct gpumem_leak_hit;
+/* A cgroup's counter on a device (or all devices) and region; limits.c's. */
+struct gpumem_cg_node;
 
 /* No limit. */
 #define GPUMEM_NO_LIMIT		U64_MAX
@@ -28,6 +30,10 @@ struct gpumem_leak_hit;
  * @forced: a placement made for the buffer's owner by someone else (a
  *	kernel thread, another cgroup's eviction or restore): charged, never
  *	denied; beyond an enforced max it is reported as in monitor mode
+ * @nodes: NULL, or room for GPUMEM_LIMITS_NODES(@depth) counters: the
+ *	charge fills in the ones it charged (each stays allocated while
+ *	charged), and the uncharge of the same request finds them there
+ *	instead of looking them up
  */
 struct gpumem_charge_req {
 	const u64 *cgids;
@@ -38,7 +44,11 @@ struct gpumem_charge_req {
 	pid_t tgid;
 	const char *comm;
 	bool forced;
+	struct gpumem_cg_node **nodes;
 };
+
+/* The counters a placement charges: per level, its device's and all devices' */
+#define GPUMEM_LIMITS_NODES(depth)	(2 * (depth))
 
 /**
  * struct gpumem_limit_row - one limit or counter, as reported

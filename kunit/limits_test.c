@@ -411,8 +411,69 @@ static void lt_device_gone(struct kunit *test)
 	gpumem_limits_uncharge(&req);
 }
 
+/*
+ * A charge keeps the counters it charged (req.nodes) for its uncharge: each
+ * stays while charged, even one charged 0 bytes whose usage went to 0.
+ */
+static void lt_nodes_kept(struct kunit *test)
+{
+	struct gpumem_cg_node *nodes[GPUMEM_LIMITS_NODES(2)];
+	struct gpumem_cg_node *zero_nodes[GPUMEM_LIMITS_NODES(2)];
+	u64 cgids[2];
+	struct gpumem_charge_req req = lt_req(cgids, 4096);
+	struct gpumem_charge_req zero = lt_req(cgids, 0);
+	int i;
+
+	req.nodes = nodes;
+	zero.nodes = zero_nodes;
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&zero, false), 0);
+	spin_lock(&gpumem_limits_lock);
+	KUNIT_EXPECT_PTR_EQ(test, nodes[0], gpumem_cg_find(LT_CHILD, LT_DEV,
+							   GPUMEM_REGION_VRAM));
+	KUNIT_EXPECT_PTR_EQ(test, nodes[1],
+			    gpumem_cg_find(LT_CHILD, GPUMEM_ALL_DEVICES,
+					   GPUMEM_REGION_VRAM));
+	KUNIT_EXPECT_PTR_EQ(test, nodes[2], gpumem_cg_find(lt_root(), LT_DEV,
+							   GPUMEM_REGION_VRAM));
+	KUNIT_EXPECT_PTR_EQ(test, nodes[3],
+			    gpumem_cg_find(lt_root(), GPUMEM_ALL_DEVICES,
+					   GPUMEM_REGION_VRAM));
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		KUNIT_EXPECT_PTR_EQ(test, zero_nodes[i], nodes[i]);
+		KUNIT_EXPECT_EQ(test, nodes[i]->charges, 2UL);
+		KUNIT_EXPECT_EQ(test, nodes[i]->row.usage, 4096ULL);
+	}
+	spin_unlock(&gpumem_limits_lock);
+
+	/* usage back to 0, one charge left: the counters stay, in use */
+	gpumem_limits_uncharge(&req);
+	spin_lock(&gpumem_limits_lock);
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		KUNIT_EXPECT_EQ(test, nodes[i]->charges, 1UL);
+		KUNIT_EXPECT_EQ(test, nodes[i]->row.usage, 0ULL);
+		KUNIT_EXPECT_FALSE(test, nodes[i]->kept);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, nodes[0], gpumem_cg_find(LT_CHILD, LT_DEV,
+							   GPUMEM_REGION_VRAM));
+	spin_unlock(&gpumem_limits_lock);
+	gpumem_limits_uncharge(&zero);
+	spin_lock(&gpumem_limits_lock);
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		struct gpumem_cg_node *n = gpumem_cg_find(cgids[i / 2],
+							  i % 2 ? GPUMEM_ALL_DEVICES :
+							  LT_DEV,
+							  GPUMEM_REGION_VRAM);
+
+		/* unused now: kept for reuse (or freed), no charge */
+		KUNIT_EXPECT_TRUE(test, !n || (n->kept && !n->charges));
+	}
+	spin_unlock(&gpumem_limits_lock);
+}
+
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
+	KUNIT_CASE(lt_nodes_kept),
 	KUNIT_CASE(lt_unused_kept_as_new),
 	KUNIT_CASE(lt_max_enforce),
 	KUNIT_CASE(lt_forced),
