@@ -414,7 +414,7 @@ struct gpumem_pu_key {
 
 /*
  * Sort @keys by &gpumem_pu_key.order, least significant byte first: a
- * counting sort per byte, skipped when all keys have the same value there
+ * counting sort per byte, none for a byte all keys have the same value in
  * (the device's upper bytes, a tgid's top byte). Linear in @n, and no
  * comparison function is called per pair. @tmp has room for @n keys.
  */
@@ -423,14 +423,17 @@ static void gpumem_pu_sort(struct gpumem_pu_key *keys,
 {
 	struct gpumem_pu_key *from = keys, *to = tmp;
 	unsigned int count[256], shift, d, c;
+	u64 differ = 0;
 	size_t i, pos;
 
-	for (shift = 0; n && shift < 64; shift += 8) {
+	for (i = 1; i < n; i++)
+		differ |= keys[i].order ^ keys[0].order;
+	for (shift = 0; shift < 64; shift += 8) {
+		if (!((differ >> shift) & 0xff))
+			continue;	/* the same byte in every key */
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
 			count[(from[i].order >> shift) & 0xff]++;
-		if (count[(from[0].order >> shift) & 0xff] == n)
-			continue;
 		for (d = 0, pos = 0; d < 256; d++) {
 			c = count[d];
 			count[d] = pos;
@@ -461,10 +464,13 @@ static int gpumem_pu_snapshot_rows(struct gpumem_snapshot *snap,
 	unsigned int d;
 	int r;
 
-	snap->task_pool = kvcalloc(room, sizeof(*snap->task_pool), GFP_KERNEL);
+	/* each row is filled in whole below: nothing to clear first */
+	snap->task_pool = kvmalloc_array(room, sizeof(*snap->task_pool),
+					 GFP_KERNEL);
 	snap->task_list = kvmalloc_array(room, sizeof(*snap->task_list),
 					 GFP_KERNEL);
-	snap->proc_pool = kvcalloc(room, sizeof(*snap->proc_pool), GFP_KERNEL);
+	snap->proc_pool = kvmalloc_array(room, sizeof(*snap->proc_pool),
+					 GFP_KERNEL);
 	snap->procs = kvmalloc_array(room, sizeof(*snap->procs), GFP_KERNEL);
 	first = kcalloc(snap->nr_devs + 1, sizeof(*first), GFP_KERNEL);
 	if (!snap->task_pool || !snap->task_list || !snap->proc_pool ||
@@ -487,9 +493,9 @@ static int gpumem_pu_snapshot_rows(struct gpumem_snapshot *snap,
 		}
 		if (!proc || proc->dev != dev) {
 			proc = &snap->proc_pool[np++];
-			proc->tgid = tgid;
-			proc->dev = dev;
-			proc->task = task;
+			*proc = (struct gpumem_proc_row){
+				.tgid = tgid, .dev = dev, .task = task,
+			};
 			first[dev + 1]++;
 		}
 		for (r = 0; r < GPUMEM_REGION_COUNT; r++)

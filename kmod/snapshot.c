@@ -227,9 +227,9 @@ int gpumem_snapshot_finish(struct gpumem_snapshot *snap)
  * @gone_comm: the command name to show when the process has exited
  * @path: PATH_MAX bytes of scratch for cgroup paths
  *
- * Sets the command name and the cgroup id and path, each path resolved once
- * per cgroup and snapshot; a path that cannot be copied (out of memory) is
- * left out.
+ * Sets the command name and the cgroup id and path (all of the row but its
+ * @tgid), each path resolved once per cgroup and snapshot; a path that
+ * cannot be copied (out of memory) is left out.
  *
  * Context: may sleep.
  */
@@ -254,6 +254,8 @@ void gpumem_snapshot_task_identity(struct gpumem_snapshot *snap,
 			have_path = cgroup_path(cgrp, path, PATH_MAX) >= 0;
 	} else {
 		strscpy(row->comm, gone_comm, sizeof(row->comm));
+		row->cgroup_id = 0;
+		row->cgroup = NULL;
 	}
 	rcu_read_unlock();
 	/* Paths are resolved once per cgroup and shared by its processes. */
