@@ -354,8 +354,15 @@ int gm_nl_open_family(struct gm_nl *nl, const char *family)
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	/* Dump messages may be larger than a page: peek at the size first. */
-	nl_socket_enable_msg_peek(nl->sk);
+	/*
+	 * A datagram per read, into one buffer big enough for any: the kernel
+	 * builds a dump's datagrams at most 32 KiB long (netlink_dump()), and
+	 * a reply that did not fit would be cut and fail (EMSGSIZE), never be
+	 * read in part. No peek at the size first: that is a second copy and
+	 * a second system call per datagram.
+	 */
+	nl_socket_disable_msg_peek(nl->sk);
+	nl_socket_set_msg_buf_size(nl->sk, GM_NL_RECV_BUF);
 
 	ret = genl_ctrl_resolve(nl->sk, family);
 	if (ret < 0) {

@@ -20,6 +20,8 @@
 struct nl_sock;
 
 #define GM_NL_MSG_LEN 256
+/* the receive buffer: the largest datagram the kernel sends a dump in */
+#define GM_NL_RECV_BUF 32768
 
 struct gm_nl {
 	struct nl_sock *sk;
