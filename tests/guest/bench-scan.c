@@ -178,30 +178,46 @@ struct dump_count {
 	unsigned long long bytes;	/* vram + gtt of every row */
 };
 
-static int dump_row(struct nl_msg *msg, void *arg)
+/*
+ * A row: one pass over its attributes, as a lean consumer reads them (the
+ * pid; each usage nest's region and bytes).
+ */
+static void dump_row(struct nlmsghdr *h, struct dump_count *dc)
 {
-	struct nlattr *tb[GPUMEM_A_PROC_MAX + 1], *pos;
-	struct dump_count *dc = arg;
-	int rem;
+	struct nlattr *pos, *in;
+	int rem, irem, has_pid = 0;
+	unsigned long long bytes = 0;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPUMEM_A_PROC_MAX, NULL) < 0 ||
-	    !tb[GPUMEM_A_PROC_PID])
-		return NL_SKIP;
-	dc->rows++;
-	nlmsg_for_each_attr(pos, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
-		struct nlattr *utb[GPUMEM_A_USAGE_MAX + 1];
+	nlmsg_for_each_attr(pos, h, GENL_HDRLEN, rem) {
+		uint32_t region = UINT32_MAX;	/* none sent */
+		uint64_t b = 0;
 
-		if (nla_type(pos) != GPUMEM_A_PROC_USAGE ||
-		    nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, NULL) < 0 ||
-		    !utb[GPUMEM_A_USAGE_REGION] || !utb[GPUMEM_A_USAGE_BYTES])
+		if (nla_type(pos) == GPUMEM_A_PROC_PID) {
+			has_pid = 1;
 			continue;
-		if (nla_get_u32(utb[GPUMEM_A_USAGE_REGION]) <= GPUMEM_REGION_GTT)
-			dc->bytes += nla_get_u64(utb[GPUMEM_A_USAGE_BYTES]);
+		}
+		if (nla_type(pos) != GPUMEM_A_PROC_USAGE)
+			continue;
+		nla_for_each_nested(in, pos, irem) {
+			if (nla_type(in) == GPUMEM_A_USAGE_REGION && nla_len(in) == 4)
+				region = nla_get_u32(in);
+			else if (nla_type(in) == GPUMEM_A_USAGE_BYTES && nla_len(in) == 8)
+				b = nla_get_u64(in);
+		}
+		if (region <= GPUMEM_REGION_GTT)
+			bytes += b;
 	}
-	return NL_OK;
+	if (!has_pid)
+		return;
+	dc->rows++;
+	dc->bytes += bytes;
 }
 
-/* One proc-get dump in @view (of @pid only, if not 0); 0 or -1. */
+/*
+ * One proc-get dump in @view (of @pid only, if not 0); 0 or -1. Received
+ * as gpumemctl's transport (libgpumem's gm_nl_run) does: a datagram per
+ * nl_recv(), its messages walked in place.
+ */
 static int proc_dump(struct nl_sock *sk, int family, uint32_t view, uint32_t pid,
 		     struct dump_count *dc)
 {
@@ -218,12 +234,30 @@ static int proc_dump(struct nl_sock *sk, int family, uint32_t view, uint32_t pid
 		nlmsg_free(m);
 		return -1;
 	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_row, dc);
 	ret = nl_send_auto(sk, m);
 	nlmsg_free(m);
 	if (ret < 0)
 		return -1;
-	return nl_recvmsgs_default(sk) < 0 ? -1 : 0;
+	for (;;) {
+		unsigned char *buf = NULL;
+		struct sockaddr_nl from;
+		struct nlmsghdr *h;
+		int n = nl_recv(sk, &from, &buf, NULL);
+
+		if (n <= 0) {
+			free(buf);
+			return -1;
+		}
+		for (h = (struct nlmsghdr *)buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				ret = h->nlmsg_type == NLMSG_DONE ? 0 : -1;
+				free(buf);
+				return ret;
+			}
+			dump_row(h, dc);
+		}
+		free(buf);
+	}
 }
 
 extern char **environ;
@@ -312,6 +346,10 @@ int main(int argc, char **argv)
 	}
 	if (use_nl) {
 		sk = nl_socket_alloc();
+		if (sk) {	/* as libgpumem's gm_nl_open() */
+			nl_socket_disable_msg_peek(sk);
+			nl_socket_set_msg_buf_size(sk, 32768);
+		}
 		if (!sk || genl_connect(sk) < 0 ||
 		    (family = genl_ctrl_resolve(sk, GPUMEM_FAMILY_NAME)) < 0) {
 			fprintf(stderr, "bench-scan: no gpumem netlink family\n");
