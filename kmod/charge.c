@@ -659,6 +659,21 @@ static void gpumem_charge_sweep_fn(struct work_struct *work)
 				   GPUMEM_ORPHAN_AGE);
 }
 
+/**
+ * gpumem_charge_sweep_kick() - sweep the records now
+ *
+ * For when what the sweep looks for changed: orphaned events were turned
+ * on, and a sweep that found nothing to watch while they were off does not
+ * come back by itself (the owners still alive must be watched again).
+ *
+ * Context: process context; between gpumem_charge_init() and
+ *	gpumem_charge_exit().
+ */
+void gpumem_charge_sweep_kick(void)
+{
+	mod_delayed_work(system_wq, &gpumem_charge_sweep_work, 0);
+}
+
 /* Filling a gpumem_charge_orphans() array. */
 struct gpumem_orphans_fill {
 	struct gpumem_orphan_rec *recs;

@@ -80,6 +80,7 @@ void gpumem_charge_release(struct ttm_resource *res);
 int gpumem_charge_device_inert(int minor);
 void gpumem_charge_forget_device(int minor);
 u64 gpumem_charge_records(void);
+void gpumem_charge_sweep_kick(void);
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			  size_t *nrp, bool claim);
 

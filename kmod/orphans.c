@@ -25,7 +25,9 @@
  * orphaned event per group: pid, comm, cgroup, device, region, bytes,
  * buffers, holder pids and kinds. A group that could not be put together
  * (out of memory, a failed walk) still takes its event's number: a gap.
- * A death while orphan_event_bytes is 0 is never reported.
+ * A death while orphan_event_bytes is 0 is never reported; turning the
+ * events on starts the charge sweep again, so that owners alive then are
+ * watched (the sweep stops when it has nothing left to look at).
  */
 #include <linux/bsearch.h>
 #include <linux/limits.h>
@@ -404,10 +406,22 @@ static DEFINE_MUTEX(gpumem_orphans_event_mutex);	/* ..._running */
 static bool gpumem_orphans_running;	/* between init and exit */
 static struct gpumem_ratelimit gpumem_orphans_rl;	/* the work only */
 
+/*
+ * Orphaned events were turned on: the charge sweep watches owners again
+ * (once they are off it stops when nothing else is left to look at).
+ */
+static void gpumem_orphans_switched_on(void)
+{
+	mutex_lock(&gpumem_orphans_event_mutex);
+	if (gpumem_orphans_running)
+		gpumem_charge_sweep_kick();
+	mutex_unlock(&gpumem_orphans_event_mutex);
+}
+
 static int gpumem_param_set_event_bytes(const char *val,
 					const struct kernel_param *kp)
 {
-	unsigned long long bytes;
+	unsigned long long bytes, old;
 	int ret;
 
 	ret = kstrtoull(val, 0, &bytes);
@@ -418,7 +432,11 @@ static int gpumem_param_set_event_bytes(const char *val,
 			bytes, GPUMEM_ORPHAN_EVENT_MAX);
 		return -EINVAL;
 	}
+	/* setters are serialized (kernel_param_lock) */
+	old = READ_ONCE(*(unsigned long long *)kp->arg);
 	WRITE_ONCE(*(unsigned long long *)kp->arg, bytes);
+	if (!old && bytes)
+		gpumem_orphans_switched_on();
 	return 0;
 }
 
