@@ -40,6 +40,10 @@
  * the kernel's are about 16 KiB, what nl_recv() first offers).
  * GM_FAKE_PROCS=N: N more processes (pid 10000 on, on card0) in PROC_GET,
  * for profiling gpumemctl over a large dump.
+ * GM_FAKE_SHUFFLE=SEED: PROC_GET's rows in a random order (a permutation
+ * drawn from SEED) instead of by pid: the cost of the client's sort when
+ * the rows do not come sorted (the charged view lists them by device, then
+ * pid; other orders are the client's worst case).
  *
  * Limits set in one run (LIMIT_SET) are kept for that process only, so that
  * `limit set` reads back what it set.
@@ -603,13 +607,43 @@ static const struct fake_proc *many_proc(size_t i)
 	return &p;
 }
 
+/*
+ * GM_FAKE_SHUFFLE: the order of PROC_GET's n rows, a permutation of 0..n-1
+ * (Fisher-Yates with xorshift64 from the seed; malloc'ed), or NULL: in order
+ */
+static size_t *proc_order(size_t n)
+{
+	const char *seed = getenv("GM_FAKE_SHUFFLE");
+	uint64_t x;
+	size_t *v, i, j, t;
+
+	if (!seed || !n)
+		return NULL;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		abort();
+	x = strtoull(seed, NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = (size_t)(x % (i + 1));
+		t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+	return v;
+}
+
 /* The handlers: the answer's messages (emit()); 0, or fail()'s -errno. */
 static int fake_run(struct nl_msg *req)
 {
 	struct nlattr *tb[16] = { 0 };
 	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(req))->cmd;
 	const char *many = getenv("GM_FAKE_PROCS");
-	size_t i, h, nprocs = N(procs) + (many ? strtoul(many, NULL, 10) : 0);
+	size_t i, h, nprocs = N(procs) + (many ? strtoul(many, NULL, 10) : 0), *order;
 	bool dumpfail = strcmp(fake_mode(), "dumpfail") == 0;
 
 	genlmsg_parse(nlmsg_hdr(req), 0, tb, 15, NULL);
@@ -660,14 +694,18 @@ static int fake_run(struct nl_msg *req)
 		}
 		break;
 	case GPUMEM_CMD_PROC_GET:
+		order = proc_order(nprocs);
 		for (i = 0; i < nprocs; i++) {
-			const struct fake_proc *p = i < N(procs) ? &procs[i] : many_proc(i - N(procs));
+			size_t at = order ? order[i] : i;
+			const struct fake_proc *p = at < N(procs) ? &procs[at] : many_proc(at - N(procs));
 			struct nl_msg *m;
 			bool held;
 			int r;
 
-			if (dumpfail && sock.sent == 2)
+			if (dumpfail && sock.sent == 2) {
+				free(order);
 				return fail(ENOMEM, "snapshot: out of memory", -1);
+			}
 
 			if (tb[GPUMEM_A_PROC_PID] && nla_get_u32(tb[GPUMEM_A_PROC_PID]) != p->pid)
 				continue;
@@ -711,6 +749,7 @@ static int fake_run(struct nl_msg *req)
 			nla_put_u32(m, GPUMEM_A_PROC_BOS, p->bos);
 			emit(m);
 		}
+		free(order);
 		break;
 	case GPUMEM_CMD_BUF_GET:
 		if (!tb[GPUMEM_A_BUF_OWNER])
