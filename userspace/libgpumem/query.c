@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * query.c - gpumem's requests and the parsing of their replies. Every
- * message is parsed with nla_parse()/nla_parse_nested() against a policy;
- * the multi-attr attributes (regions, usage, holders) are collected by
- * walking the message's attributes with nla_for_each_attr().
+ * message is checked against its policy (nlspec.c): with nla_parse()/
+ * nla_parse_nested(), the multi-attr attributes (regions, holders) collected
+ * by walking the message's attributes with nla_for_each_attr(); process
+ * rows, the largest dumps, in one pass of their own that checks what
+ * nla_parse() checks (proc_parse()).
  */
 #include "query.h"
 
@@ -274,57 +276,236 @@ fail:
 	return ret;
 }
 
-static void proc_free(struct gm_proc *p)
+/* --- process rows: one pass over the attributes ----------------------- */
+
+/*
+ * A dump of process rows is the hot path of `ps`, `top` and gpumemd (every
+ * row of a dump parsed, sorted, printed). Its rows are read without libnl's
+ * nla_parse(): one pass over a row's attributes checks each against the
+ * spec's policy (the same tables, nlspec.c) as nla_parse() does and takes
+ * its value at once, no table of attributes to clear and fill per row or
+ * nest; the row's copy of its attributes (gm_raw) also holds its strings.
+ */
+
+/* nla_ok() and nla_next() of libnl, inline (libnl's are calls) */
+static inline bool attr_ok(const struct nlattr *a, int rem)
 {
-	free(p->comm);
-	free(p->cgroup);
-	gm_raw_free(&p->raw);
+	return rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem;
+}
+
+static inline const struct nlattr *attr_next(const struct nlattr *a, int *rem)
+{
+	int l = NLA_ALIGN(a->nla_len);
+
+	*rem -= l;
+	return (const struct nlattr *)((const char *)a + l);
+}
+
+/* the payload's least size per policy type, libnl's nla_attr_minlen[] */
+static const uint16_t attr_minlen[NLA_TYPE_MAX + 1] = {
+	[NLA_U8] = sizeof(uint8_t),
+	[NLA_U16] = sizeof(uint16_t),
+	[NLA_U32] = sizeof(uint32_t),
+	[NLA_U64] = sizeof(uint64_t),
+	[NLA_STRING] = 1,
+};
+
+/*
+ * What libnl's validate_nla() (lib/attr.c) checks of an attribute whose
+ * type the set's policy has (pt: its entry): at least the policy's minlen,
+ * or its type's size; at most its maxlen when it has one; a string ends in
+ * NUL. The same attributes pass and fail (tests/test_proc_parse.c compares
+ * the parser built on it with one built on libnl's).
+ */
+static inline bool attr_valid(const struct nlattr *a, const struct nla_policy *pt)
+{
+	int len = a->nla_len - NLA_HDRLEN;
+	unsigned int min = pt->minlen;
+
+	if (!min && pt->type <= NLA_TYPE_MAX)
+		min = attr_minlen[pt->type];
+	if ((unsigned int)len < min || (pt->maxlen && len > pt->maxlen))
+		return false;
+	return pt->type != NLA_STRING || ((const char *)a)[NLA_HDRLEN + len - 1] == '\0';
+}
+
+/* nla_get_u32(), nla_get_u64() of an attribute its policy checked */
+static inline uint32_t attr_u32(const struct nlattr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
+	return v;
+}
+
+static inline uint64_t attr_u64(const struct nlattr *a)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
+	return v;
+}
+
+/*
+ * Memory of a list's rows, freed with the list: chunks of 4 KiB and up, each
+ * twice the last one's size up to 64 KiB (below malloc's mmap threshold), a
+ * row's part 8-byte aligned. A dump of rows costs a few malloc() and free()
+ * calls, not some per row.
+ */
+struct gm_mem {
+	struct gm_mem *next;
+	size_t used, size;	/* of data, in bytes */
+	uint64_t data[];
+};
+
+#define GM_MEM_FIRST 4096
+#define GM_MEM_MAX 65536
+
+static void *mem_alloc(struct gm_mem **mem, size_t n)
+{
+	struct gm_mem *m = *mem;
+	void *p;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!m || m->size - m->used < n) {
+		size_t size = m ? 2 * (m->size + sizeof(*m)) : GM_MEM_FIRST;
+
+		if (size > GM_MEM_MAX)
+			size = GM_MEM_MAX;
+		size -= sizeof(*m);
+		if (size < n)
+			size = n;
+		m = malloc(sizeof(*m) + size);
+		if (!m)
+			return NULL;
+		m->next = *mem;
+		m->used = 0;
+		m->size = size;
+		*mem = m;
+	}
+	p = (char *)m->data + m->used;
+	m->used += n;
+	return p;
+}
+
+static void mem_free(struct gm_mem **mem)
+{
+	struct gm_mem *m = *mem, *next;
+
+	for (; m; m = next) {
+		next = m->next;
+		free(m);
+	}
+	*mem = NULL;
+}
+
+/* a usage nest of a process row: its region's bytes into p (nla_parse_nested()'s checks) */
+static int proc_usage(const struct nlattr *nest, struct gm_proc *p)
+{
+	const struct nlattr *a = (const struct nlattr *)((const char *)nest + NLA_HDRLEN);
+	const struct nlattr *region = NULL, *bytes = NULL;
+	int rem = nest->nla_len - NLA_HDRLEN, type;
+	uint32_t r;
+
+	for (; attr_ok(a, rem); a = attr_next(a, &rem)) {
+		type = a->nla_type & NLA_TYPE_MASK;
+		if (type > GPUMEM_A_USAGE_MAX)
+			continue;	/* a newer kernel's */
+		if (!attr_valid(a, &gm_spec_usage_policy[type]))
+			return -EPROTO;
+		if (type == GPUMEM_A_USAGE_REGION)
+			region = a;
+		else if (type == GPUMEM_A_USAGE_BYTES)
+			bytes = a;
+	}
+	if (!region)
+		return -EPROTO;
+	r = attr_u32(region);
+	if (r < GM_NREGIONS)	/* a newer kernel's regions: not shown */
+		p->usage[r] = bytes ? attr_u64(bytes) : 0;
+	return 0;
+}
+
+/*
+ * A process row, as nla_parse() with gm_spec_proc_policy (and each usage
+ * nest with gm_spec_usage_policy) read it: attributes of a type beyond the
+ * set's are skipped unchecked; of an attribute sent twice the last counts;
+ * every usage nest counts, in order; pid and dev-id are required. The
+ * attributes are copied, with a NUL after them, into *mem (a malloc() of
+ * their own when mem is NULL); comm and cgroup point into the copy (comm
+ * at that NUL when it was not sent). -EPROTO, -ENOMEM: p is all zero.
+ */
+static int proc_parse(const struct nlmsghdr *nlh, struct gm_proc *p, struct gm_mem **mem)
+{
+	const struct nlattr *a, *pid = NULL, *dev = NULL, *comm = NULL, *cgroup = NULL;
+	const char *head;
+	char *copy;
+	int len, rem, type;
+
 	memset(p, 0, sizeof(*p));
+	if (nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -EPROTO;	/* genlmsg_valid_hdr() */
+	head = (const char *)nlh + NLMSG_LENGTH(GENL_HDRLEN);
+	len = (int)(nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	p->held = true;		/* no view: an older module's, the walk's */
+	for (a = (const struct nlattr *)head, rem = len; attr_ok(a, rem); a = attr_next(a, &rem)) {
+		type = a->nla_type & NLA_TYPE_MASK;
+		if (type > GPUMEM_A_PROC_MAX)
+			continue;	/* a newer kernel's */
+		if (!attr_valid(a, &gm_spec_proc_policy[type]))
+			goto bad;
+		switch (type) {
+		case GPUMEM_A_PROC_PID: pid = a; break;
+		case GPUMEM_A_PROC_COMM: comm = a; break;
+		case GPUMEM_A_PROC_CGROUP_ID:
+			p->has_cgroup_id = true;
+			p->cgroup_id = attr_u64(a);
+			break;
+		case GPUMEM_A_PROC_CGROUP_PATH: cgroup = a; break;
+		case GPUMEM_A_PROC_DEV_ID: dev = a; break;
+		case GPUMEM_A_PROC_USAGE:
+			if (proc_usage(a, p) < 0)
+				goto bad;
+			break;
+		case GPUMEM_A_PROC_SHARED: p->shared = attr_u64(a); break;
+		case GPUMEM_A_PROC_OWNED: p->owned = attr_u64(a); break;
+		case GPUMEM_A_PROC_BOS: p->bos = attr_u32(a); break;
+		case GPUMEM_A_PROC_VIEW: p->held = attr_u32(a) == GPUMEM_PROC_VIEW_HELD; break;
+		case GPUMEM_A_PROC_SKIPPED: p->skipped = attr_u32(a); break;
+		}
+	}
+	if (!pid || !dev)
+		goto bad;
+	p->pid = attr_u32(pid);
+	p->dev_id = attr_u32(dev);
+
+	copy = mem ? mem_alloc(mem, (size_t)len + 1) : malloc((size_t)len + 1);
+	if (!copy) {
+		memset(p, 0, sizeof(*p));
+		return -ENOMEM;
+	}
+	memcpy(copy, head, (size_t)len);
+	copy[len] = '\0';
+	p->raw.data = copy;
+	p->raw.len = len;
+	p->comm = comm ? copy + ((const char *)comm + NLA_HDRLEN - head) : copy + len;
+	if (cgroup)
+		p->cgroup = copy + ((const char *)cgroup + NLA_HDRLEN - head);
+	return 0;
+bad:
+	memset(p, 0, sizeof(*p));
+	return -EPROTO;
 }
 
 int gm_parse_proc(const struct nlmsghdr *nlh, struct gm_proc *p)
 {
-	struct nlattr *tb[GPUMEM_A_PROC_MAX + 1], *pos;
-	int rem;
+	return proc_parse(nlh, p, NULL);
+}
 
+void gm_proc_free(struct gm_proc *p)
+{
+	free(p->raw.data);
 	memset(p, 0, sizeof(*p));
-	if (parse_reply(nlh, tb, GPUMEM_A_PROC_MAX, gm_spec_proc_policy) < 0 ||
-	    !tb[GPUMEM_A_PROC_PID] || !tb[GPUMEM_A_PROC_DEV_ID])
-		return -EPROTO;
-	p->pid = nla_get_u32(tb[GPUMEM_A_PROC_PID]);
-	p->dev_id = nla_get_u32(tb[GPUMEM_A_PROC_DEV_ID]);
-	p->has_cgroup_id = tb[GPUMEM_A_PROC_CGROUP_ID] != NULL;
-	p->cgroup_id = get_u64(tb[GPUMEM_A_PROC_CGROUP_ID]);
-	p->shared = get_u64(tb[GPUMEM_A_PROC_SHARED]);
-	p->owned = get_u64(tb[GPUMEM_A_PROC_OWNED]);
-	p->bos = get_u32(tb[GPUMEM_A_PROC_BOS]);
-	p->skipped = get_u32(tb[GPUMEM_A_PROC_SKIPPED]);
-	p->held = !tb[GPUMEM_A_PROC_VIEW] ||
-		  nla_get_u32(tb[GPUMEM_A_PROC_VIEW]) == GPUMEM_PROC_VIEW_HELD;
-	p->comm = dup_str(tb[GPUMEM_A_PROC_COMM]);
-	if (tb[GPUMEM_A_PROC_CGROUP_PATH])
-		p->cgroup = dup_str(tb[GPUMEM_A_PROC_CGROUP_PATH]);
-	if (!p->comm || (tb[GPUMEM_A_PROC_CGROUP_PATH] && !p->cgroup) ||
-	    raw_keep(&p->raw, MSG_ATTRS(nlh))) {
-		proc_free(p);
-		return -ENOMEM;
-	}
-	for_each_top_attr(pos, nlh, rem) {
-		struct nlattr *utb[GPUMEM_A_USAGE_MAX + 1];
-		uint32_t region;
-
-		if (nla_type(pos) != GPUMEM_A_PROC_USAGE)
-			continue;
-		if (nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, gm_spec_usage_policy) < 0 ||
-		    !utb[GPUMEM_A_USAGE_REGION]) {
-			proc_free(p);
-			return -EPROTO;
-		}
-		region = nla_get_u32(utb[GPUMEM_A_USAGE_REGION]);
-		if (region < GM_NREGIONS)	/* a newer kernel's regions: not shown */
-			p->usage[region] = get_u64(utb[GPUMEM_A_USAGE_BYTES]);
-	}
-	return 0;
 }
 
 void gm_buf_free(struct gm_buf *b)
@@ -480,12 +661,14 @@ int gm_parse_event(const struct nlmsghdr *nlh, struct gm_event *e)
 struct dump_list {
 	void **v;
 	size_t *n, *cap;
+	struct gm_mem **mem;	/* the elements' memory (freed with the list), or NULL */
 };
 
 struct dump_ops {
 	size_t size;	/* of one element */
-	int (*parse)(const struct nlmsghdr *nlh, void *elem);
-	void (*free)(void *elem);
+	/* mem: the list's, NULL for lists whose elements own their memory */
+	int (*parse)(const struct nlmsghdr *nlh, void *elem, struct gm_mem **mem);
+	void (*free)(void *elem);	/* NULL: an element has nothing but the list's memory */
 };
 
 struct dump_ctx {
@@ -500,7 +683,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 
 	if (grow(c->l.v, c->l.n, c->l.cap, c->ops->size))
 		return -ENOMEM;
-	ret = c->ops->parse(nlh, (char *)*c->l.v + *c->l.n * c->ops->size);
+	ret = c->ops->parse(nlh, (char *)*c->l.v + *c->l.n * c->ops->size, c->l.mem);
 	if (ret == 0)
 		(*c->l.n)++;
 	return ret;
@@ -510,11 +693,13 @@ static void dump_free(struct dump_ctx *c)
 {
 	size_t i;
 
-	for (i = 0; i < *c->l.n; i++)
+	for (i = 0; c->ops->free && i < *c->l.n; i++)
 		c->ops->free((char *)*c->l.v + i * c->ops->size);
 	free(*c->l.v);
 	*c->l.v = NULL;
 	*c->l.n = *c->l.cap = 0;
+	if (c->l.mem)
+		mem_free(c->l.mem);
 }
 
 static int no_memory(struct gm_nl *nl)
@@ -531,6 +716,8 @@ static int gm_dump(struct gm_nl *nl, uint8_t cmd, int (*put)(struct nl_msg *req,
 
 	*l.v = NULL;
 	*l.n = *l.cap = 0;
+	if (l.mem)
+		*l.mem = NULL;
 	for (i = 0; i < GM_DUMP_TRIES; i++) {
 		struct nl_msg *req = gm_nl_request(nl, cmd, true);
 
@@ -550,19 +737,37 @@ static int gm_dump(struct gm_nl *nl, uint8_t cmd, int (*put)(struct nl_msg *req,
 	return ret;
 }
 
-#define DUMP_LIST(list) ((struct dump_list){ (void **)&(list)->v, &(list)->n, &(list)->cap })
+#define DUMP_LIST(list) ((struct dump_list){ (void **)&(list)->v, &(list)->n, &(list)->cap, NULL })
+/* a list whose elements' memory is the list's (list->mem) */
+#define DUMP_LIST_MEM(list) \
+	((struct dump_list){ (void **)&(list)->v, &(list)->n, &(list)->cap, &(list)->mem })
 
 static void dev_free_v(void *d) { gm_dev_free(d); }
-static void proc_free_v(void *p) { proc_free(p); }
 static void buf_free_v(void *b) { gm_buf_free(b); }
 static void limit_free_v(void *l) { gm_limit_free(l); }
-static int parse_dev_v(const struct nlmsghdr *h, void *d) { return gm_parse_dev(h, d); }
-static int parse_proc_v(const struct nlmsghdr *h, void *p) { return gm_parse_proc(h, p); }
-static int parse_buf_v(const struct nlmsghdr *h, void *b) { return gm_parse_buf(h, b); }
-static int parse_limit_v(const struct nlmsghdr *h, void *l) { return gm_parse_limit(h, l); }
+static int parse_dev_v(const struct nlmsghdr *h, void *d, struct gm_mem **m)
+{
+	(void)m;
+	return gm_parse_dev(h, d);
+}
+static int parse_proc_v(const struct nlmsghdr *h, void *p, struct gm_mem **m)
+{
+	return proc_parse(h, p, m);
+}
+static int parse_buf_v(const struct nlmsghdr *h, void *b, struct gm_mem **m)
+{
+	(void)m;
+	return gm_parse_buf(h, b);
+}
+static int parse_limit_v(const struct nlmsghdr *h, void *l, struct gm_mem **m)
+{
+	(void)m;
+	return gm_parse_limit(h, l);
+}
 
 static const struct dump_ops dev_ops = { sizeof(struct gm_dev), parse_dev_v, dev_free_v };
-static const struct dump_ops proc_ops = { sizeof(struct gm_proc), parse_proc_v, proc_free_v };
+/* a process row's memory is its list's: nothing to free per row */
+static const struct dump_ops proc_ops = { sizeof(struct gm_proc), parse_proc_v, NULL };
 static const struct dump_ops buf_ops = { sizeof(struct gm_buf), parse_buf_v, buf_free_v };
 static const struct dump_ops limit_ops = { sizeof(struct gm_limit), parse_limit_v, limit_free_v };
 
@@ -616,7 +821,7 @@ static int put_proc_filter(struct nl_msg *req, const void *arg)
 
 int gm_get_procs(struct gm_nl *nl, const struct gm_proc_filter *f, struct gm_proc_list *out)
 {
-	return gm_dump(nl, GPUMEM_CMD_PROC_GET, put_proc_filter, f, &proc_ops, DUMP_LIST(out));
+	return gm_dump(nl, GPUMEM_CMD_PROC_GET, put_proc_filter, f, &proc_ops, DUMP_LIST_MEM(out));
 }
 
 struct buf_filter { uint32_t owner; bool has_dev; uint32_t dev_id; };
@@ -810,11 +1015,8 @@ void gm_dev_list_free(struct gm_dev_list *l)
 
 void gm_proc_list_free(struct gm_proc_list *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		proc_free(&l->v[i]);
 	free(l->v);
+	mem_free(&l->mem);
 	memset(l, 0, sizeof(*l));
 }
 

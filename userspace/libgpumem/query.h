@@ -68,9 +68,14 @@ struct gm_dev {
 	struct gm_raw raw;	/* the dev message (the region nests among them) */
 };
 
+/*
+ * A process row. Its strings are in raw's memory (the copy of its
+ * attributes): a row of a gm_proc_list lives as long as the list, one from
+ * gm_parse_proc() until gm_proc_free().
+ */
 struct gm_proc {
 	uint32_t pid;
-	char *comm;		/* never NULL */
+	char *comm;		/* never NULL ("" if not sent) */
 	bool has_cgroup_id;
 	uint64_t cgroup_id;
 	char *cgroup;		/* NULL if the kernel did not know the path */
@@ -145,8 +150,11 @@ struct gm_event {
 	struct gm_raw raw;
 };
 
+/* memory that a list's elements share, freed with the list (query.c) */
+struct gm_mem;
+
 struct gm_dev_list { struct gm_dev *v; size_t n, cap; };
-struct gm_proc_list { struct gm_proc *v; size_t n, cap; };
+struct gm_proc_list { struct gm_proc *v; size_t n, cap; struct gm_mem *mem; };
 struct gm_buf_list { struct gm_buf *v; size_t n, cap; };
 struct gm_limit_list { struct gm_limit *v; size_t n, cap; };
 
@@ -175,7 +183,10 @@ int gm_get_limits(struct gm_nl *nl, struct gm_limit_list *out);
 /* usage per cgroup, device and region (CGROUP_GET dump), sorted */
 int gm_get_cgroups(struct gm_nl *nl, struct gm_limit_list *out);
 
-/* Reply parsers (exposed for the unit tests): 0, -EPROTO or -ENOMEM. */
+/*
+ * Reply parsers (exposed for the unit tests): 0, -EPROTO or -ENOMEM. A
+ * process row from gm_parse_proc() is freed with gm_proc_free().
+ */
 int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d);
 int gm_parse_proc(const struct nlmsghdr *nlh, struct gm_proc *p);
 int gm_parse_buf(const struct nlmsghdr *nlh, struct gm_buf *b);
@@ -211,6 +222,7 @@ const struct gm_dev *gm_dev_find(const struct gm_dev_list *l, uint32_t id);
 
 void gm_dev_free(struct gm_dev *d);
 void gm_dev_list_free(struct gm_dev_list *l);
+void gm_proc_free(struct gm_proc *p);
 void gm_proc_list_free(struct gm_proc_list *l);
 void gm_buf_free(struct gm_buf *b);
 void gm_buf_list_free(struct gm_buf_list *l);

@@ -70,6 +70,50 @@ static void test_datagrams(const char *fake)
 	}
 }
 
+/*
+ * A large dump (1500 more processes, in datagrams of 16 KiB as the kernel
+ * packs them): every row once, in pid order (then device), also when the
+ * rows come in another order (the client sorts them) and when the dump is
+ * asked again (the rows' memory of the first answer freed).
+ */
+static void test_large_dump(const char *fake)
+{
+	static const char script[] =
+		"out=$(\"$0\" ps --json) || exit 1; printf '%s\\n' \"$out\" | awk 'END { print NR }'; "
+		"printf '%s\\n' \"$out\" | sed -n '3,6p;1506p'; printf '%s\\n' \"$out\" | cksum";
+	static const char *const modes[][2] = {
+		{ NULL, NULL }, { "7", NULL }, { "8", "dumpintr" },
+	};
+	struct run want, got;
+	size_t i;
+
+	setenv("GM_FAKE_PROCS", "1500", 1);
+	setenv("GM_FAKE_DGRAM", "16384", 1);
+	run_tool("/bin/sh", &want, ARGS("-c", script, fake));
+	result(want.status == 0 && strncmp(want.out, "1507\n", 5) == 0 &&
+	       strstr(want.out, "\n{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,"
+			      "\"cgroup\":\"/test/a b\",\"device\":\"card0\"") &&
+	       strstr(want.out, "\n{\"pid\":815,\"comm\":\"gm sp\\tace \\\"q\\\" \\\\\",\"cgroup_id\":4712,"
+			      "\"cgroup\":\"/test/a b\",\"device\":\"card2\"") &&
+	       strstr(want.out, "\n{\"pid\":11499,\"comm\":\"proc-1499\",\"cgroup_id\":5374,"
+			      "\"cgroup\":\"/test/many/374\",\"device\":\"card0\",\"view\":\"charged\","
+			      "\"vram\":1572864000,\"gtt\":6139904,\"bos\":3}\n"),
+	       "ps --json of 1505 rows: every row, the last one's values (%d)", want.status);
+	for (i = 1; i < sizeof(modes) / sizeof(*modes); i++) {
+		setenv("GM_FAKE_SHUFFLE", modes[i][0], 1);
+		if (modes[i][1])
+			setenv("GM_FAKE", modes[i][1], 1);
+		run_tool("/bin/sh", &got, ARGS("-c", script, fake));
+		unsetenv("GM_FAKE");
+		unsetenv("GM_FAKE_SHUFFLE");
+		result(got.status == 0 && strcmp(got.out, want.out) == 0,
+		       "ps --json of 1505 rows in a random order%s: the same, sorted by pid and device",
+		       modes[i][1] ? ", the dump asked again" : "");
+	}
+	unsetenv("GM_FAKE_PROCS");
+	unsetenv("GM_FAKE_DGRAM");
+}
+
 /* the number of entries in directory path ("." and ".." not counted); -1 if unreadable */
 static int dir_entries(const char *path)
 {
@@ -200,6 +244,7 @@ void test_commands(const char *fake)
 
 	test_dump_intr(fake);
 	test_datagrams(fake);
+	test_large_dump(fake);
 
 	golden(fake, ARGS("devices"),
 	       "DEVICE  DRIVER     BUS           PCI-ID     TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"

@@ -10,7 +10,8 @@
  *
  * One file per concept: test_output.c (units, text, tables, JSON,
  * Prometheus, the field printer), test_parse.c (command-line values),
- * test_wire.c (reply parsing, names from the spec), test_quota.c (limits
+ * test_wire.c (reply parsing, names from the spec), test_proc_parse.c (the
+ * process rows' parser against libnl's), test_quota.c (limits
  * and events as text), test_nl.c (the transport), test_cli.c (options and
  * exit codes), test_commands.c and test_quota_commands.c (the commands'
  * output against tests/fake_kernel.c), test_hook.c (gpumem-oci-hook against
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	test_resolve_device();
 	test_resolve_cgroup();
 	test_parse_replies();
+	test_proc_parse();
 	test_parse_quota_replies();
 	test_attr_fields();
 	test_quota_output();

@@ -122,9 +122,7 @@ void test_parse_replies(void)
 		eq_u64("proc shared", p.shared, 11);
 		eq_u64("proc owned", p.owned, 22);
 		eq_u64("proc bos", p.bos, 3);
-		free(p.comm);
-		free(p.cgroup);
-		gm_raw_free(&p.raw);
+		gm_proc_free(&p);
 	}
 	nlmsg_free(m);
 
@@ -136,9 +134,7 @@ void test_parse_replies(void)
 	result(r == 0 && p.pid == 0 && !p.cgroup && !p.has_cgroup_id,
 	       "proc reply without cgroup: path NULL");
 	if (r == 0) {
-		free(p.comm);
-		free(p.cgroup);
-		gm_raw_free(&p.raw);
+		gm_proc_free(&p);
 	}
 	nlmsg_free(m);
 
