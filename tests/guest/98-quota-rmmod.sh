@@ -8,7 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="quota-rmmod quota-rmmod-alloc-after quota-rmmod-reload quota-rmmod-under-load"
+CASES="quota-rmmod quota-rmmod-alloc-after quota-rmmod-reload quota-rmmod-under-load
+quota-rmmod-orphan-event"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -123,6 +124,29 @@ for p in $ch; do
 	i=$((i + 1))
 done
 load_gpumem || tc_fail "modprobe after rmmod under load: $(cat "$GM_TMP/modprobe.err")"
+tc_end
+
+# rmmod just as an orphaned event is due: an allocator in A exits leaving
+# 2 x 1 MiB to its fork child, a read of orphans kicks the events' work,
+# and gpumem is unloaded at once (the work is waited for or cancelled, the
+# charge sweep too). The child's buffers are freed after the reload.
+tc_begin quota-rmmod-orphan-event
+echo 1048576 >"$GM_PARAMS/orphan_event_bytes"
+if ! spawn_in_cgroup "$A" o forkhold -d qxl -n 2 -s 1M -c gm-q-rmorph; then
+	tc_fail "helper: $(helper_why o)"
+else
+	okid=$(out_val o CHILD pid)
+	GM_PIDS="$GM_PIDS $okid"
+	stop o
+	cat "$GM_DEBUGFS/orphans" >/dev/null
+	rmmod gpumem 2>"$GM_TMP/rmmod.err" || tc_fail "rmmod with an orphaned event due: $(cat "$GM_TMP/rmmod.err")"
+	load_gpumem || tc_fail "modprobe after it: $(cat "$GM_TMP/modprobe.err")"
+	kill -TERM "$okid" 2>/dev/null
+	reap "$okid" 10
+	_alive "$okid" && tc_fail "the fork child $okid did not exit"
+	tc_eq "A usage after the child's exit (charged before the reload: never here)" \
+		"$(cg_usage /gpumem-q-rm all)" 0
+fi
 tc_end
 
 "$CTL" limit clear "$SYNC" >/dev/null 2>&1
