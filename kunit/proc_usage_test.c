@@ -141,6 +141,20 @@ static void pu_processes_and_devices(struct kunit *test)
 	put_pid(init);
 }
 
+/* A charged snapshot of devices 0 and 2, filled through @filter (NULL: all). */
+static struct gpumem_snapshot *pu_charged_snap(struct kunit *test, char *path,
+					       const struct gpumem_snap_filter *filter)
+{
+	struct gpumem_snapshot *snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	snap->devs[0].minor = 0;
+	snap->devs[1].minor = 2;
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, filter), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_snapshot_finish(snap), 0);
+	return snap;
+}
+
 /*
  * A charged snapshot's rows: one per (process, device) of the snapshot, by
  * device then tgid, each pointing at its process's one task row; counters
@@ -178,12 +192,7 @@ static void pu_fill_charged_snapshot(struct kunit *test)
 		}
 	}
 
-	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
-	KUNIT_ASSERT_NOT_NULL(test, snap);
-	snap->devs[0].minor = 0;
-	snap->devs[1].minor = 2;
-	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, NULL), 0);
-	KUNIT_ASSERT_EQ(test, gpumem_snapshot_finish(snap), 0);
+	snap = pu_charged_snap(test, path, NULL);
 	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)4);
 	KUNIT_ASSERT_EQ(test, snap->nr_tasks, (size_t)2);
 	KUNIT_EXPECT_EQ(test, snap->task_list[0]->tgid, 1);
@@ -204,11 +213,7 @@ static void pu_fill_charged_snapshot(struct kunit *test)
 	gpumem_snapshot_free(snap);
 
 	/* only device 2: its two rows, and the tasks of just those */
-	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
-	KUNIT_ASSERT_NOT_NULL(test, snap);
-	snap->devs[0].minor = 0;
-	snap->devs[1].minor = 2;
-	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, &filter), 0);
+	snap = pu_charged_snap(test, path, &filter);
 	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)2);
 	KUNIT_EXPECT_EQ(test, snap->nr_tasks, (size_t)2);
 	KUNIT_EXPECT_EQ(test, snap->procs[0]->dev, 1U);
@@ -220,11 +225,7 @@ static void pu_fill_charged_snapshot(struct kunit *test)
 	/* only pid 1, every device */
 	filter = (struct gpumem_snap_filter){ .minor = -1, .has_pid = true,
 					       .pid = 1 };
-	snap = gpumem_snapshot_alloc(2, GPUMEM_SNAP_CHARGED);
-	KUNIT_ASSERT_NOT_NULL(test, snap);
-	snap->devs[0].minor = 0;
-	snap->devs[1].minor = 2;
-	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_fill(snap, path, &filter), 0);
+	snap = pu_charged_snap(test, path, &filter);
 	KUNIT_ASSERT_EQ(test, snap->nr_procs, (size_t)2);
 	KUNIT_ASSERT_EQ(test, snap->nr_tasks, (size_t)1);
 	KUNIT_EXPECT_EQ(test, snap->procs[0]->tgid, 1);
