@@ -163,8 +163,12 @@ out:
 	return ret;
 }
 
-/* the keys and values of obj's fields, the inner ones or the others */
-static void json_members(struct jw *w, const struct gm_fields *fs, const void *obj, bool inner)
+/*
+ * the keys and values of obj's fields, the inner ones or the others; keys:
+ * the fields' keys escaped (an array of rows escapes them once), or NULL
+ */
+static void json_members(struct jw *w, const struct gm_fields *fs, const void *obj, bool inner,
+			 const struct jw_key *keys)
 {
 	char buf[GM_FIELD_BUF], kb[12];
 	size_t i, j;
@@ -179,7 +183,10 @@ static void json_members(struct jw *w, const struct gm_fields *fs, const void *o
 		get(f, obj, &v, buf);
 		if (v.kind == GM_V_NONE && (f->flags & GM_F_OMIT))
 			continue;
-		jw_key(w, key_of(f, kb));
+		if (keys)
+			jw_key_put(w, &keys[i]);
+		else
+			jw_key(w, key_of(f, kb));
 		switch (v.kind) {
 		case GM_V_NONE: jw_null(w); break;
 		case GM_V_U64:
@@ -200,24 +207,35 @@ static void json_members(struct jw *w, const struct gm_fields *fs, const void *o
 void gm_fields_json(struct jw *w, const struct gm_fields *fs, const void *obj)
 {
 	jw_object_begin(w);
-	json_members(w, fs, obj, false);
+	json_members(w, fs, obj, false, NULL);
 	jw_object_end(w);
 }
 
 void gm_fields_json_array(FILE *f, const struct gm_fields *fs, const void *objs, size_t n,
 			  size_t stride)
 {
+	struct jw_key *keys = n > 1 ? calloc(fs->n, sizeof(*keys)) : NULL;
 	const void *prev = NULL;
+	char kb[12];
 	struct jw w;
 	size_t i;
 
+	/*
+	 * each key escaped once (no memory: for each row, as gm_fields_json);
+	 * a region's number in kb is short enough to be kept escaped
+	 */
+	for (i = 0; keys && i < fs->n; i++)
+		if (fs->v[i].key || (fs->v[i].flags & GM_F_REGION))
+			jw_key_init(&keys[i], key_of(&fs->v[i], kb));
 	jw_init(&w, f);
 	jw_array_begin(&w);
 	for (i = 0; i < n; i++) {
 		const void *obj = (const char *)objs + i * stride;
 
 		if (!fs->inner_key) {
-			gm_fields_json(&w, fs, obj);
+			jw_object_begin(&w);
+			json_members(&w, fs, obj, false, keys);
+			jw_object_end(&w);
 			continue;
 		}
 		if (!prev || !fs->same_outer(prev, obj)) {	/* the next outer object */
@@ -226,13 +244,13 @@ void gm_fields_json_array(FILE *f, const struct gm_fields *fs, const void *objs,
 				jw_object_end(&w);
 			}
 			jw_object_begin(&w);
-			json_members(&w, fs, obj, false);
+			json_members(&w, fs, obj, false, keys);
 			jw_key(&w, fs->inner_key);
 			jw_array_begin(&w);
 		}
 		if (fs->has_inner(obj)) {
 			jw_object_begin(&w);
-			json_members(&w, fs, obj, true);
+			json_members(&w, fs, obj, true, keys);
 			jw_object_end(&w);
 		}
 		prev = obj;
@@ -243,6 +261,7 @@ void gm_fields_json_array(FILE *f, const struct gm_fields *fs, const void *objs,
 	}
 	jw_array_end(&w);
 	jw_finish(&w);
+	free(keys);
 }
 
 int gm_fields_kv_table(FILE *out, const struct gm_fields *fs, const void *obj)

@@ -241,6 +241,9 @@ static void jw_flush(struct jw *w)
 
 static void jw_put(struct jw *w, const void *p, size_t n)
 {
+	const char *s = p;
+	char *o;
+
 	if (w->len + n > sizeof(w->buf)) {
 		jw_flush(w);
 		if (n > sizeof(w->buf)) {
@@ -248,8 +251,25 @@ static void jw_put(struct jw *w, const void *p, size_t n)
 			return;
 		}
 	}
-	memcpy(w->buf + w->len, p, n);
+	o = w->buf + w->len;
 	w->len += n;
+	/*
+	 * what a row puts is short (keys, numbers, escapes): two copies of a
+	 * fixed size, overlapping, instead of a memcpy() call of any size
+	 */
+	if (n >= 8 && n <= 16) {
+		memcpy(o, s, 8);
+		memcpy(o + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(o, s, 4);
+		memcpy(o + n - 4, s + n - 4, 4);
+	} else if (n && n < 4) {
+		o[0] = s[0];
+		o[n / 2] = s[n / 2];
+		o[n - 1] = s[n - 1];
+	} else if (n) {
+		memcpy(o, s, n);
+	}
 }
 
 static void jw_putc(struct jw *w, char c)
@@ -265,35 +285,48 @@ static void jw_puts(struct jw *w, const char *s)
 }
 
 /*
- * The bytes a JSON string holds as they are, a bit each: printable ASCII
- * but '"' and '\\' (0x22, 0x5c). Not NUL: a run stops at the end.
+ * The bytes a JSON string holds as they are: printable ASCII but '"' and
+ * '\\' (0x22, 0x5c). Not NUL: a run stops at the end. A table: a load and
+ * a test a byte.
  */
-static const uint64_t jw_plain[2] = { 0xfffffffb00000000ull, 0x7fffffffefffffffull };
+static const unsigned char jw_plain[256] = {
+	[0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* '"' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* '\\' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* DEL */
+};
 
 static bool jw_is_plain(unsigned char c)
 {
-	return c < 0x80 && (jw_plain[c >> 6] >> (c & 63)) & 1;
+	return jw_plain[c];
 }
 
-/* s as a JSON string literal, into the writer's buffer */
+/*
+ * s as a JSON string literal, into the writer's buffer: runs of plain bytes
+ * are copied into it byte by byte as they are tested (no call per run)
+ */
 static void jw_escape(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	uint32_t cp;
+	size_t l;
 
 	jw_putc(w, '"');
-	while (*p) {
-		const unsigned char *run = p;
-		size_t l;
+	for (;;) {
+		char *o = w->buf + w->len, *end = w->buf + sizeof(w->buf);
 
-		while (jw_is_plain(*run))
-			run++;
-		if (run != p) {
-			jw_put(w, p, (size_t)(run - p));
-			p = run;
+		while (o < end && jw_is_plain(*p))
+			*o++ = (char)*p++;
+		w->len = (size_t)(o - w->buf);
+		if (o == end) {
+			jw_flush(w);	/* full: the run goes on in an empty buffer */
 			continue;
 		}
+		if (!*p)
+			break;
 		/* a sequence is at most 4 bytes; utf8_next() stops at the NUL */
 		l = utf8_next(p, strnlen((const char *)p, 4), &cp);
 		if (l == 0) {
@@ -397,6 +430,40 @@ void jw_key(struct jw *w, const char *key)
 	w->after_key = true;
 }
 
+void jw_key_init(struct jw_key *k, const char *key)
+{
+	struct jw t;
+
+	k->key = key;
+	k->len = 0;
+	/* escaped, a byte takes at most 6 ("\\u001f", "\\ufffd"): t never flushes */
+	if (strlen(key) > (sizeof(t.buf) - 3) / 6)
+		return;
+	t.f = NULL;
+	t.len = 0;
+	jw_escape(&t, key);
+	jw_putc(&t, ':');
+	if (t.len <= sizeof(k->s)) {
+		memcpy(k->s, t.buf, t.len);
+		k->len = t.len;
+	}
+}
+
+void jw_key_put(struct jw *w, const struct jw_key *k)
+{
+	if (!k->len) {
+		jw_key(w, k->key);
+		return;
+	}
+	if (w->depth == 0 || w->kind[w->depth - 1] != '{' || w->after_key)
+		abort();
+	if (!w->first[w->depth - 1])
+		jw_putc(w, ',');
+	w->first[w->depth - 1] = false;
+	jw_put(w, k->s, k->len);
+	w->after_key = true;
+}
+
 void jw_string(struct jw *w, const char *s)
 {
 	if (!s) {
@@ -407,6 +474,12 @@ void jw_string(struct jw *w, const char *s)
 	jw_escape(w, s);
 }
 
+/* "00" to "99": two digits for each division */
+static const char jw_digits2[200] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void jw_u64(struct jw *w, uint64_t v)
 {
 	char buf[20];	/* UINT64_MAX has 20 digits */
@@ -414,10 +487,17 @@ void jw_u64(struct jw *w, uint64_t v)
 
 	jw_sep(w);
 	/* digits by hand: fprintf's format machinery costs more than the row */
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		i -= 2;
+		memcpy(buf + i, jw_digits2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		i -= 2;
+		memcpy(buf + i, jw_digits2 + 2 * v, 2);
+	} else {
+		buf[--i] = (char)('0' + v);
+	}
 	jw_put(w, buf + i, sizeof(buf) - i);
 }
 

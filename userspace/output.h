@@ -103,6 +103,18 @@ void jw_null(struct jw *w);
 /* end of the document: a final newline */
 void jw_finish(struct jw *w);
 
+/*
+ * A key escaped once, for many objects (the keys of a field list in an
+ * array of rows): jw_key_put() writes what jw_key() writes.
+ */
+struct jw_key {
+	const char *key;
+	size_t len;		/* of s; 0: too long, jw_key_put() escapes key */
+	char s[48];		/* "key": as JSON */
+};
+void jw_key_init(struct jw_key *k, const char *key);
+void jw_key_put(struct jw *w, const struct jw_key *k);
+
 /* key + value shorthands */
 void jw_kv_string(struct jw *w, const char *key, const char *s);
 void jw_kv_u64(struct jw *w, const char *key, uint64_t v);

@@ -183,6 +183,130 @@ void test_card_name(void)
 	eq_str("card name: UINT64_MAX", gm_card_name(buf, UINT64_MAX), "card18446744073709551615");
 }
 
+/*
+ * The writer's pieces against what they must write: numbers as printf
+ * writes them (two digits a division), strings of every length across the
+ * buffer's end (copied a byte at a time, the buffer flushed when full),
+ * keys escaped once (jw_key_init/jw_key_put) as jw_key() writes them.
+ */
+static void test_json_writer_pieces(void)
+{
+	static const char *const keys[] = {
+		"pid", "", "a\"b\\c", "\x01\x1f\x7f", "caf\xc3\xa9", "bad\xff", "k",
+		"012345678901234567890123456789012345678901234",	/* 45: kept escaped */
+		"0123456789012345678901234567890123456789012345",	/* 46: too long */
+		"\x01\x01\x01\x01\x01\x01\x01\x01\x01",			/* 9 escapes: too long */
+	};
+	uint64_t v = 0, x = 88172645463325252ull;
+	char num[32], *out, *want, *o;
+	size_t i, k, len, cap = 1 << 20;
+	struct jw_key jk;
+	struct mem m;
+	struct jw w;
+	bool ok = true;
+
+	/* numbers: 0..100000, 10^k - 1, 10^k, 10^k + 1, random, UINT64_MAX */
+	want = malloc(cap);
+	len = (size_t)sprintf(want, "[");
+	jw_init(&w, mem_open(&m));
+	jw_array_begin(&w);
+	for (i = 0; i < 100000 + 3 * 20 + 1000; i++) {
+		if (i <= 100000) {
+			v = i;
+		} else if (i < 100000 + 3 * 20) {
+			uint64_t p = 1;
+
+			for (k = 0; k < (i - 100000) / 3; k++)
+				p *= 10;
+			v = p - 1 + (i - 100000) % 3;
+		} else {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v = x >> (x % 64);
+		}
+		jw_u64(&w, v);
+		len += (size_t)snprintf(want + len, cap - len, "%s%" PRIu64, i ? ",\n" : "\n", v);
+	}
+	jw_u64(&w, UINT64_MAX);
+	len += (size_t)snprintf(want + len, cap - len, ",\n%" PRIu64 "\n]\n", UINT64_MAX);
+	jw_array_end(&w);
+	jw_finish(&w);
+	out = mem_close(&m);
+	result(out && strcmp(out, want) == 0,
+	       "json numbers as printf writes them (0 to 100000, around powers of 10, random, UINT64_MAX)");
+	free(out);
+
+	/* strings of 0..300 bytes, plain and with escapes, across many flushes */
+	len = (size_t)sprintf(want, "[");
+	jw_init(&w, mem_open(&m));
+	jw_array_begin(&w);
+	for (i = 0; i <= 300; i++) {
+		char s[302];
+
+		for (k = 0; k < i; k++)
+			s[k] = (char)(i % 7 == 3 && k % 5 == 4 ? '"' : 'a' + (int)((i + k) % 26));
+		s[i] = '\0';
+		jw_string(&w, s);
+		o = want + len;
+		o += sprintf(o, "%s\"", i ? ",\n" : "\n");
+		for (k = 0; k < i; k++) {
+			if (s[k] == '"')
+				*o++ = '\\';
+			*o++ = s[k];
+		}
+		*o++ = '"';
+		len = (size_t)(o - want);
+		snprintf(num, sizeof(num), "%zu", i);
+		jw_string(&w, num);
+		len += (size_t)sprintf(want + len, ",\n\"%s\"", num);
+	}
+	strcpy(want + len, "\n]\n");
+	jw_array_end(&w);
+	jw_finish(&w);
+	out = mem_close(&m);
+	result(out && strlen(out) > 2 * sizeof(w.buf) && strcmp(out, want) == 0,
+	       "json strings of 0 to 300 bytes over %zu bytes: as written, across the buffer's end",
+	       out ? strlen(out) : 0);
+	free(out);
+	free(want);
+
+	/* a key escaped once writes what jw_key() writes */
+	for (i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		char *by_key;
+
+		jw_init(&w, mem_open(&m));
+		jw_object_begin(&w);
+		jw_key(&w, keys[i]);
+		jw_u64(&w, 1);
+		jw_key(&w, keys[i]);
+		jw_null(&w);
+		jw_object_end(&w);
+		jw_finish(&w);
+		by_key = mem_close(&m);
+		jw_key_init(&jk, keys[i]);
+		jw_init(&w, mem_open(&m));
+		jw_object_begin(&w);
+		jw_key_put(&w, &jk);
+		jw_u64(&w, 1);
+		jw_key_put(&w, &jk);
+		jw_null(&w);
+		jw_object_end(&w);
+		jw_finish(&w);
+		out = mem_close(&m);
+		if (!by_key || !out || strcmp(by_key, out) != 0 ||
+		    (jk.len == 0) != (i >= sizeof(keys) / sizeof(*keys) - 2)) {
+			ok = false;
+			printf("#   key %zu: '%s' and '%s' (kept: %zu)\n", i, by_key ? by_key : "",
+			       out ? out : "", jk.len);
+		}
+		free(by_key);
+		free(out);
+	}
+	result(ok, "json keys escaped once write what jw_key() writes (escapes, UTF-8, an "
+		   "invalid byte, empty; too long ones escaped each time)");
+}
+
 void test_json_writer(void)
 {
 	struct mem m;
@@ -246,6 +370,8 @@ void test_json_writer(void)
 	out = mem_close(&m);
 	eq_str("json object", out, "{\"walks\":12,\"devices\":3}\n");
 	free(out);
+
+	test_json_writer_pieces();
 }
 
 /* --- Prometheus -------------------------------------------------------- */
