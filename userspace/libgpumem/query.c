@@ -987,9 +987,80 @@ static int cmp_proc(const void *a, const void *b)
 	return x->dev_id < y->dev_id ? -1 : x->dev_id > y->dev_id;
 }
 
+/* what a process row is sorted by: pid, then device */
+static inline uint64_t proc_order(const struct gm_proc *p)
+{
+	return (uint64_t)p->pid << 32 | p->dev_id;
+}
+
+struct proc_key {
+	uint64_t order;
+	size_t row;
+};
+
+/*
+ * The rows of l in the order of their keys, stably (as glibc's qsort(), a
+ * merge sort, leaves rows of the same pid and device): a counting sort per
+ * byte of the key, least significant first, none for a byte all keys share
+ * (the upper bytes of pid and device), then the rows moved once into a new
+ * array. Linear; no comparison callback per pair. -ENOMEM: l unchanged.
+ */
+static int procs_radix_sort(struct gm_proc_list *l)
+{
+	struct proc_key *keys = malloc(2 * l->n * sizeof(*keys)), *from, *to, *t;
+	struct gm_proc *v = malloc(l->n * sizeof(*v));
+	size_t count[256], i, pos, c;
+	unsigned int shift, d;
+	uint64_t differ = 0;
+
+	if (!keys || !v) {
+		free(keys);
+		free(v);
+		return -ENOMEM;
+	}
+	from = keys;
+	to = keys + l->n;
+	for (i = 0; i < l->n; i++) {
+		keys[i].order = proc_order(&l->v[i]);
+		keys[i].row = i;
+		differ |= keys[i].order ^ keys[0].order;
+	}
+	for (shift = 0; shift < 64; shift += 8) {
+		if (!((differ >> shift) & 0xff))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < l->n; i++)
+			count[(from[i].order >> shift) & 0xff]++;
+		for (d = 0, pos = 0; d < 256; d++) {
+			c = count[d];
+			count[d] = pos;
+			pos += c;
+		}
+		for (i = 0; i < l->n; i++)
+			to[count[(from[i].order >> shift) & 0xff]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	for (i = 0; i < l->n; i++)
+		v[i] = l->v[from[i].row];
+	free(keys);
+	free(l->v);
+	l->v = v;
+	l->cap = l->n;
+	return 0;
+}
+
 void gm_procs_sort(struct gm_proc_list *l)
 {
-	if (l->n)
+	size_t i;
+
+	/* in order already: the kernel's charged view on one device */
+	for (i = 1; i < l->n && proc_order(&l->v[i - 1]) <= proc_order(&l->v[i]); i++)
+		;
+	if (i >= l->n)
+		return;
+	if (procs_radix_sort(l) < 0)	/* no memory for it: in place */
 		qsort(l->v, l->n, sizeof(*l->v), cmp_proc);
 }
 

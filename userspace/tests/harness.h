@@ -88,6 +88,7 @@ void test_resolve_device(void);
 void test_resolve_cgroup(void);
 void test_parse_replies(void);
 void test_proc_parse(void);
+void test_procs_sort(void);
 void test_parse_quota_replies(void);
 void test_attr_fields(void);
 void test_quota_output(void);

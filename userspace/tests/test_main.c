@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 	test_resolve_cgroup();
 	test_parse_replies();
 	test_proc_parse();
+	test_procs_sort();
 	test_parse_quota_replies();
 	test_attr_fields();
 	test_quota_output();

@@ -6,6 +6,8 @@
  * nla_parse_nested() with the spec's policies. Messages are made byte by
  * byte (libnl builds no malformed ones): named cases, then many random ones;
  * the two must agree on every message, in the error and in every value.
+ * Then the rows' sort (gm_procs_sort()) against a stable sort by pid and
+ * device.
  * (part of test_gpumemctl; see harness.h)
  */
 #include "harness.h"
@@ -480,4 +482,82 @@ void test_proc_parse(void)
 	result(parsed > 2000 && rejected > 2000,
 	       "process rows, random messages: both outcomes are common (%d parsed, %d rejected)",
 	       parsed, rejected);
+}
+
+/* --- the sort ------------------------------------------------------------ */
+
+/* pid, device, then the row's place before the sort: a stable sort's order */
+static int cmp_stable(const void *a, const void *b)
+{
+	const struct gm_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->dev_id != y->dev_id)
+		return x->dev_id < y->dev_id ? -1 : 1;
+	return x->bos < y->bos ? -1 : x->bos > y->bos;
+}
+
+/* n rows of pids below pid_max on devices below dev_max (0: any u32); kind: 0 random, 1 sorted, 2 reversed */
+static bool sort_case(size_t n, uint32_t pid_max, uint32_t dev_max, int kind)
+{
+	struct gm_proc_list l = { 0 };
+	struct gm_proc *want;
+	bool ok = true;
+	size_t i;
+
+	l.v = calloc(n ? n : 1, sizeof(*l.v));
+	want = calloc(n ? n : 1, sizeof(*want));
+	if (!l.v || !want)
+		abort();
+	l.n = l.cap = n;
+	for (i = 0; i < n; i++) {
+		l.v[i].pid = rnd(pid_max);
+		l.v[i].dev_id = dev_max ? rnd(dev_max) : (uint32_t)rnd_state;
+		l.v[i].bos = (uint32_t)i;	/* where it was */
+	}
+	if (kind)
+		qsort(l.v, n, sizeof(*l.v), cmp_stable);
+	for (i = 0; kind == 2 && i < n / 2; i++) {
+		struct gm_proc t = l.v[i];
+
+		l.v[i] = l.v[n - 1 - i];
+		l.v[n - 1 - i] = t;
+	}
+	for (i = 0; i < n; i++)
+		l.v[i].bos = (uint32_t)i;
+	memcpy(want, l.v, n * sizeof(*want));
+	qsort(want, n, sizeof(*want), cmp_stable);
+	gm_procs_sort(&l);
+	for (i = 0; i < n && ok; i++)
+		ok = l.v[i].pid == want[i].pid && l.v[i].dev_id == want[i].dev_id &&
+		     l.v[i].bos == want[i].bos;
+	ok = ok && l.n == n;
+	free(want);
+	gm_proc_list_free(&l);
+	return ok;
+}
+
+void test_procs_sort(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 17, 200, 2000 };
+	static const uint32_t pids[] = { 1, 3, 300, 70000, 4194305 };
+	static const uint32_t devs[] = { 1, 2, 300, 0 };
+	int kind, bad = 0, cases = 0;
+	size_t s, p, d;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(*sizes); s++)
+		for (p = 0; p < sizeof(pids) / sizeof(*pids); p++)
+			for (d = 0; d < sizeof(devs) / sizeof(*devs); d++)
+				for (kind = 0; kind < 3; kind++) {
+					cases++;
+					if (!sort_case(sizes[s], pids[p], devs[d], kind)) {
+						bad++;
+						printf("#   %zu rows, pids < %u, devices < %u, kind %d: "
+						       "another order\n", sizes[s], pids[p], devs[d], kind);
+					}
+				}
+	result(!bad, "process rows sorted by pid, then device, rows of both the same kept in "
+		     "their order: %d lists (0 to 2000 rows; random, in order, reversed; many "
+		     "alike, pids to 4194304, any device)", cases);
 }
