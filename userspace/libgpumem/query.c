@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * query.c - gpumem's requests and the parsing of their replies. Every
- * message is checked against its policy (nlspec.c): with nla_parse()/
- * nla_parse_nested(), the multi-attr attributes (regions, holders) collected
- * by walking the message's attributes with nla_for_each_attr(); process
- * rows, the largest dumps, in one pass of their own that checks what
- * nla_parse() checks (proc_parse()).
+ * message is parsed with nla_parse()/nla_parse_nested() against a policy
+ * (nlspec.c); the multi-attr attributes (regions, usage, holders) are
+ * collected by walking the message's attributes with nla_for_each_attr().
  */
 #include "query.h"
 
@@ -276,75 +274,15 @@ fail:
 	return ret;
 }
 
-/* --- process rows: one pass over the attributes ----------------------- */
+/* --- process rows --------------------------------------------------------- */
 
 /*
  * A dump of process rows is the hot path of `ps`, `top` and gpumemd (every
- * row of a dump parsed, sorted, printed). Its rows are read without libnl's
- * nla_parse(): one pass over a row's attributes checks each against the
- * spec's policy (the same tables, nlspec.c) as nla_parse() does and takes
- * its value at once, no table of attributes to clear and fill per row or
- * nest; the row's copy of its attributes (gm_raw) also holds its strings.
+ * row of a dump parsed, sorted, printed): a row is parsed by libnl against
+ * the spec's policies as every reply is, and its strings point into its
+ * copy of the attributes (gm_raw), which lives in memory the whole dump
+ * shares: no malloc() and free() per row.
  */
-
-/* nla_ok() and nla_next() of libnl, inline (libnl's are calls) */
-static inline bool attr_ok(const struct nlattr *a, int rem)
-{
-	return rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem;
-}
-
-static inline const struct nlattr *attr_next(const struct nlattr *a, int *rem)
-{
-	int l = NLA_ALIGN(a->nla_len);
-
-	*rem -= l;
-	return (const struct nlattr *)((const char *)a + l);
-}
-
-/* the payload's least size per policy type, libnl's nla_attr_minlen[] */
-static const uint16_t attr_minlen[NLA_TYPE_MAX + 1] = {
-	[NLA_U8] = sizeof(uint8_t),
-	[NLA_U16] = sizeof(uint16_t),
-	[NLA_U32] = sizeof(uint32_t),
-	[NLA_U64] = sizeof(uint64_t),
-	[NLA_STRING] = 1,
-};
-
-/*
- * What libnl's validate_nla() (lib/attr.c) checks of an attribute whose
- * type the set's policy has (pt: its entry): at least the policy's minlen,
- * or its type's size; at most its maxlen when it has one; a string ends in
- * NUL. The same attributes pass and fail (tests/test_proc_parse.c compares
- * the parser built on it with one built on libnl's).
- */
-static inline bool attr_valid(const struct nlattr *a, const struct nla_policy *pt)
-{
-	int len = a->nla_len - NLA_HDRLEN;
-	unsigned int min = pt->minlen;
-
-	if (!min && pt->type <= NLA_TYPE_MAX)
-		min = attr_minlen[pt->type];
-	if ((unsigned int)len < min || (pt->maxlen && len > pt->maxlen))
-		return false;
-	return pt->type != NLA_STRING || ((const char *)a)[NLA_HDRLEN + len - 1] == '\0';
-}
-
-/* nla_get_u32(), nla_get_u64() of an attribute its policy checked */
-static inline uint32_t attr_u32(const struct nlattr *a)
-{
-	uint32_t v;
-
-	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
-	return v;
-}
-
-static inline uint64_t attr_u64(const struct nlattr *a)
-{
-	uint64_t v;
-
-	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
-	return v;
-}
 
 /*
  * Memory of a list's rows, freed with the list: chunks of 4 KiB and up, each
@@ -399,86 +337,52 @@ static void mem_free(struct gm_mem **mem)
 	*mem = NULL;
 }
 
-/* a usage nest of a process row: its region's bytes into p (nla_parse_nested()'s checks) */
-static int proc_usage(const struct nlattr *nest, struct gm_proc *p)
-{
-	const struct nlattr *a = (const struct nlattr *)((const char *)nest + NLA_HDRLEN);
-	const struct nlattr *region = NULL, *bytes = NULL;
-	int rem = nest->nla_len - NLA_HDRLEN, type;
-	uint32_t r;
-
-	for (; attr_ok(a, rem); a = attr_next(a, &rem)) {
-		type = a->nla_type & NLA_TYPE_MASK;
-		if (type > GPUMEM_A_USAGE_MAX)
-			continue;	/* a newer kernel's */
-		if (!attr_valid(a, &gm_spec_usage_policy[type]))
-			return -EPROTO;
-		if (type == GPUMEM_A_USAGE_REGION)
-			region = a;
-		else if (type == GPUMEM_A_USAGE_BYTES)
-			bytes = a;
-	}
-	if (!region)
-		return -EPROTO;
-	r = attr_u32(region);
-	if (r < GM_NREGIONS)	/* a newer kernel's regions: not shown */
-		p->usage[r] = bytes ? attr_u64(bytes) : 0;
-	return 0;
-}
-
 /*
- * A process row, as nla_parse() with gm_spec_proc_policy (and each usage
- * nest with gm_spec_usage_policy) read it: attributes of a type beyond the
- * set's are skipped unchecked; of an attribute sent twice the last counts;
- * every usage nest counts, in order; pid and dev-id are required. The
- * attributes are copied, with a NUL after them, into *mem (a malloc() of
- * their own when mem is NULL); comm and cgroup point into the copy (comm
- * at that NUL when it was not sent). -EPROTO, -ENOMEM: p is all zero.
+ * A process row, parsed with gm_spec_proc_policy (each usage nest with
+ * gm_spec_usage_policy); pid and dev-id are required. The attributes are
+ * copied, with a NUL after them, into *mem (a malloc() of their own when
+ * mem is NULL); comm and cgroup point into the copy (comm at that NUL when
+ * it was not sent). -EPROTO, -ENOMEM: p is all zero.
  */
 static int proc_parse(const struct nlmsghdr *nlh, struct gm_proc *p, struct gm_mem **mem)
 {
-	const struct nlattr *a, *pid = NULL, *dev = NULL, *comm = NULL, *cgroup = NULL;
+	struct nlattr *tb[GPUMEM_A_PROC_MAX + 1], *pos;
 	const char *head;
 	char *copy;
-	int len, rem, type;
+	int len, rem;
 
 	memset(p, 0, sizeof(*p));
-	if (nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
-		return -EPROTO;	/* genlmsg_valid_hdr() */
-	head = (const char *)nlh + NLMSG_LENGTH(GENL_HDRLEN);
-	len = (int)(nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-	p->held = true;		/* no view: an older module's, the walk's */
-	for (a = (const struct nlattr *)head, rem = len; attr_ok(a, rem); a = attr_next(a, &rem)) {
-		type = a->nla_type & NLA_TYPE_MASK;
-		if (type > GPUMEM_A_PROC_MAX)
-			continue;	/* a newer kernel's */
-		if (!attr_valid(a, &gm_spec_proc_policy[type]))
-			goto bad;
-		switch (type) {
-		case GPUMEM_A_PROC_PID: pid = a; break;
-		case GPUMEM_A_PROC_COMM: comm = a; break;
-		case GPUMEM_A_PROC_CGROUP_ID:
-			p->has_cgroup_id = true;
-			p->cgroup_id = attr_u64(a);
-			break;
-		case GPUMEM_A_PROC_CGROUP_PATH: cgroup = a; break;
-		case GPUMEM_A_PROC_DEV_ID: dev = a; break;
-		case GPUMEM_A_PROC_USAGE:
-			if (proc_usage(a, p) < 0)
-				goto bad;
-			break;
-		case GPUMEM_A_PROC_SHARED: p->shared = attr_u64(a); break;
-		case GPUMEM_A_PROC_OWNED: p->owned = attr_u64(a); break;
-		case GPUMEM_A_PROC_BOS: p->bos = attr_u32(a); break;
-		case GPUMEM_A_PROC_VIEW: p->held = attr_u32(a) == GPUMEM_PROC_VIEW_HELD; break;
-		case GPUMEM_A_PROC_SKIPPED: p->skipped = attr_u32(a); break;
-		}
-	}
-	if (!pid || !dev)
-		goto bad;
-	p->pid = attr_u32(pid);
-	p->dev_id = attr_u32(dev);
+	if (parse_reply(nlh, tb, GPUMEM_A_PROC_MAX, gm_spec_proc_policy) < 0 ||
+	    !tb[GPUMEM_A_PROC_PID] || !tb[GPUMEM_A_PROC_DEV_ID])
+		return -EPROTO;
+	for_each_top_attr(pos, nlh, rem) {
+		struct nlattr *utb[GPUMEM_A_USAGE_MAX + 1];
+		uint32_t region;
 
+		if (nla_type(pos) != GPUMEM_A_PROC_USAGE)
+			continue;
+		if (nla_parse_nested(utb, GPUMEM_A_USAGE_MAX, pos, gm_spec_usage_policy) < 0 ||
+		    !utb[GPUMEM_A_USAGE_REGION]) {
+			memset(p, 0, sizeof(*p));
+			return -EPROTO;
+		}
+		region = nla_get_u32(utb[GPUMEM_A_USAGE_REGION]);
+		if (region < GM_NREGIONS)	/* a newer kernel's regions: not shown */
+			p->usage[region] = get_u64(utb[GPUMEM_A_USAGE_BYTES]);
+	}
+	p->pid = nla_get_u32(tb[GPUMEM_A_PROC_PID]);
+	p->dev_id = nla_get_u32(tb[GPUMEM_A_PROC_DEV_ID]);
+	p->has_cgroup_id = tb[GPUMEM_A_PROC_CGROUP_ID] != NULL;
+	p->cgroup_id = get_u64(tb[GPUMEM_A_PROC_CGROUP_ID]);
+	p->shared = get_u64(tb[GPUMEM_A_PROC_SHARED]);
+	p->owned = get_u64(tb[GPUMEM_A_PROC_OWNED]);
+	p->bos = get_u32(tb[GPUMEM_A_PROC_BOS]);
+	p->skipped = get_u32(tb[GPUMEM_A_PROC_SKIPPED]);
+	p->held = !tb[GPUMEM_A_PROC_VIEW] ||
+		  nla_get_u32(tb[GPUMEM_A_PROC_VIEW]) == GPUMEM_PROC_VIEW_HELD;
+
+	head = (const char *)genlmsg_attrdata(nlmsg_data(nlh), 0);
+	len = genlmsg_attrlen(nlmsg_data(nlh), 0);
 	copy = mem ? mem_alloc(mem, (size_t)len + 1) : malloc((size_t)len + 1);
 	if (!copy) {
 		memset(p, 0, sizeof(*p));
@@ -488,13 +392,12 @@ static int proc_parse(const struct nlmsghdr *nlh, struct gm_proc *p, struct gm_m
 	copy[len] = '\0';
 	p->raw.data = copy;
 	p->raw.len = len;
-	p->comm = comm ? copy + ((const char *)comm + NLA_HDRLEN - head) : copy + len;
-	if (cgroup)
-		p->cgroup = copy + ((const char *)cgroup + NLA_HDRLEN - head);
+	/* the policy made sure each string ends in a NUL */
+	p->comm = tb[GPUMEM_A_PROC_COMM] ?
+		  copy + ((const char *)nla_data(tb[GPUMEM_A_PROC_COMM]) - head) : copy + len;
+	if (tb[GPUMEM_A_PROC_CGROUP_PATH])
+		p->cgroup = copy + ((const char *)nla_data(tb[GPUMEM_A_PROC_CGROUP_PATH]) - head);
 	return 0;
-bad:
-	memset(p, 0, sizeof(*p));
-	return -EPROTO;
 }
 
 int gm_parse_proc(const struct nlmsghdr *nlh, struct gm_proc *p)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_proc_parse.c - the process rows' parser (query.c's proc_parse(): one
- * pass over a row's attributes, no nla_parse()) against the one it replaced,
- * kept here as the reference: libnl's genlmsg_parse() and
- * nla_parse_nested() with the spec's policies. Messages are made byte by
- * byte (libnl builds no malformed ones): named cases, then many random ones;
- * the two must agree on every message, in the error and in every value.
+ * test_proc_parse.c - the process rows' parser (query.c's proc_parse(): a
+ * row's strings in its copy of the attributes, the copies of a dump in one
+ * memory) against the one it replaced, kept here as the reference: the
+ * same libnl genlmsg_parse() and nla_parse_nested() with the spec's
+ * policies, strdup()ed strings and a malloc()ed copy per row. Messages are
+ * made byte by byte (libnl builds no malformed ones): named cases, then
+ * many random ones; the two must agree on every message, in the error and
+ * in every value.
  * Then the rows' sort (gm_procs_sort()) against a stable sort by pid and
  * device.
  * (part of test_gpumemctl; see harness.h)
