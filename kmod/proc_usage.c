@@ -326,6 +326,21 @@ static bool gpumem_pu_wanted(const struct gpumem_proc_usage *pu,
 	return ret;
 }
 
+/* A copy of @pu's figures into @row, with a reference on its pid. */
+static void gpumem_pu_copy(struct gpumem_proc_usage_row *row,
+			   struct gpumem_proc_usage *pu)
+{
+	lockdep_assert_held(&gpumem_pu_lock);
+	row->pid = get_pid(pu->pid);
+	memcpy(row->comm, pu->comm, sizeof(row->comm));
+	row->minor = pu->minor;
+	memcpy(row->bytes, pu->bytes, sizeof(row->bytes));
+	row->bos = pu->bos;
+}
+
+/* The room a filtered copy starts with: one process on a few devices. */
+#define GPUMEM_PU_ROWS_FIRST	8
+
 /*
  * Copy the non-empty counters @filter (NULL: all) wants, in one step under
  * the lock; see gpumem_proc_usage_rows().
@@ -336,38 +351,42 @@ static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
 {
 	struct gpumem_proc_usage_row *rows = NULL;
 	struct gpumem_proc_usage *pu;
-	size_t cap = 0, n;
+	size_t cap = 0, n, i;
 	int bkt;
 
+	/* a filtered copy takes one pass over the nodes when it fits in this */
+	if (filter) {
+		rows = kvmalloc_array(GPUMEM_PU_ROWS_FIRST, sizeof(*rows),
+				      GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		cap = GPUMEM_PU_ROWS_FIRST;
+	}
 	for (;;) {
-		n = 0;
 		spin_lock(&gpumem_pu_lock);
-		if (!filter) {
-			n = gpumem_pu_nodes;
+		if (!filter && gpumem_pu_nodes > cap) {
+			n = gpumem_pu_nodes + 16;	/* room for a few more */
 		} else {
-			hash_for_each(gpumem_pu_hash, bkt, pu, hnode)
-				n += gpumem_pu_wanted(pu, filter);
+			n = 0;
+			hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+				if (!gpumem_pu_wanted(pu, filter))
+					continue;
+				if (n < cap)
+					gpumem_pu_copy(&rows[n], pu);
+				n++;
+			}
+			if (n <= cap)
+				break;
+			/* no room for all: give back what was taken, again */
+			for (i = 0; i < cap; i++)
+				put_pid(rows[i].pid);
 		}
-		if (n <= cap)
-			break;
 		spin_unlock(&gpumem_pu_lock);
-		n += filter ? 0 : 16;	/* room for a few more */
 		kvfree(rows);
 		rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
 		if (!rows)
 			return -ENOMEM;
 		cap = n;
-	}
-	n = 0;
-	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
-		if (n == cap || !gpumem_pu_wanted(pu, filter))
-			continue;
-		rows[n].pid = get_pid(pu->pid);
-		memcpy(rows[n].comm, pu->comm, sizeof(rows[n].comm));
-		rows[n].minor = pu->minor;
-		memcpy(rows[n].bytes, pu->bytes, sizeof(rows[n].bytes));
-		rows[n].bos = pu->bos;
-		n++;
 	}
 	spin_unlock(&gpumem_pu_lock);
 	*rowsp = rows;

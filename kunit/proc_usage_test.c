@@ -103,6 +103,8 @@ static void pu_processes_and_devices(struct kunit *test)
 {
 	enum { NDEV = 600 };	/* more than one table resize in the copy */
 	struct pid *me = task_tgid(current), *init = find_get_pid(1);
+	struct gpumem_snap_filter filter = { .minor = -1, .has_pid = true,
+					     .pid = pid_nr(me) };
 	struct gpumem_proc_usage **mine, *theirs;
 	struct gpumem_proc_usage_row *rows, *row;
 	size_t n;
@@ -132,6 +134,21 @@ static void pu_processes_and_devices(struct kunit *test)
 	row = pu_find_row(rows, n, me, NDEV - 1);
 	KUNIT_ASSERT_NOT_NULL(test, row);
 	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 4096ULL * NDEV);
+	gpumem_proc_usage_rows_free(rows, n);
+
+	/* filtered to this process: more rows than a filtered copy starts with */
+	KUNIT_ASSERT_EQ(test, gpumem_pu_rows(&rows, &n, &filter), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)NDEV);
+	KUNIT_EXPECT_NULL(test, pu_find_row(rows, n, init, 7));
+	row = pu_find_row(rows, n, me, NDEV - 1);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->bytes[GPUMEM_REGION_VRAM], 4096ULL * NDEV);
+	gpumem_proc_usage_rows_free(rows, n);
+	/* and to init: one row, in the room it starts with */
+	filter.pid = 1;
+	KUNIT_ASSERT_EQ(test, gpumem_pu_rows(&rows, &n, &filter), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)1);
+	KUNIT_EXPECT_NOT_NULL(test, pu_find_row(rows, n, init, 7));
 	gpumem_proc_usage_rows_free(rows, n);
 
 	for (i = 0; i < NDEV; i++)
