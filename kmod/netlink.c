@@ -122,6 +122,8 @@ static int gpumem_nl_fill_dev(struct sk_buff *skb,
 	    nla_put_string(skb, GPUMEM_A_DEV_UNIQUE, dev->unique) ||
 	    (dev->desc[0] &&
 	     nla_put_string(skb, GPUMEM_A_DEV_DESC, dev->desc)) ||
+	    (dev->render >= 0 &&
+	     nla_put_u32(skb, GPUMEM_A_DEV_RENDER_ID, dev->render)) ||
 	    nla_put_u8(skb, GPUMEM_A_DEV_TTM, dev->ttm))
 		goto cancel;
 	for (r = 0; r < GPUMEM_REGION_COUNT; r++) {

@@ -40,6 +40,7 @@ struct pid;
  * @driver: &drm_driver.name
  * @unique: &drm_device.unique, or the parent device's name
  * @desc: the driver's description (&drm_driver.desc), "" if none
+ * @render: index of the render minor (N of renderDN), -1 if none
  * @ttm: the device's objects are TTM buffer objects gpumem classifies
  * @regions: bitmask of regions the device has a TTM resource manager for
  * @cap_known: bitmask of regions whose capacity is known
@@ -55,6 +56,7 @@ struct gpumem_dev_row {
 	char driver[32];
 	char unique[64];
 	char desc[64];
+	int render;
 	bool ttm;
 	u32 regions;
 	u32 cap_known;

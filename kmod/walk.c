@@ -675,6 +675,7 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 		sizeof(row->unique));
 	strscpy(row->desc, ddev->driver->desc ? ddev->driver->desc : "",
 		sizeof(row->desc));
+	row->render = ddev->render ? ddev->render->index : -1;
 	row->ttm = gdev->bdev;
 	if (!gdev->bdev)
 		return;

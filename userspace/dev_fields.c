@@ -104,6 +104,8 @@ static const struct gm_field dev_fields[] = {
 	{ .title = "DESCRIPTION", .key = "description", DEV,
 	  .flags = GM_F_TAIL | GM_F_OMIT | GM_F_WIDE,
 	  .get = gm_get_str, .arg = offsetof(struct gm_dev, desc) },
+	{ .title = "RENDER", .key = "render_id", .flags = GM_F_OMIT | GM_F_WIDE, DEV,
+	  GM_ATTR(struct gm_dev, raw, GPUMEM_A_DEV_RENDER_ID), .get = gm_get_attr_u64 },
 	{ .title = "TTM", .key = "ttm", .flags = GM_F_WIDE, DEV,
 	  .get = gm_get_bool, .arg = offsetof(struct gm_dev, ttm) },
 	{ .title = "REGION", .key = "region", .label = "region", .flags = GM_F_INNER,

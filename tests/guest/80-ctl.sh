@@ -293,6 +293,16 @@ fi
 qxl_card=$(card_of qxl)
 tc_eq "qxl's description" \
 	"$(grep -F "\"name\":\"$qxl_card\"," "$GM_TMP/dev.out" | sed -n 's/.*"description":"\([^"]*\)".*/\1/p')" "RH QXL"
+# each device's render node is the kernel's: N of the renderDN its sysfs
+# device lists, absent when it has none (qxl, bochs); vgem has one
+with_render=0
+for c in $(sed -n 's/.*"name":"\(card[0-9]*\)".*/\1/p' "$GM_TMP/dev.out"); do
+	want=$(ls "/sys/class/drm/$c/device/drm" 2>/dev/null | sed -n 's/^renderD//p')
+	tc_eq "$c's render node" \
+		"$(grep -F "\"name\":\"$c\"," "$GM_TMP/dev.out" | sed -n 's/.*"render_id":\([0-9]*\).*/\1/p')" "$want"
+	[ -n "$want" ] && with_render=$((with_render + 1))
+done
+tc_num -ge "devices with a render node (vgem's)" "$with_render" 1
 tc_eq "rows where used + free != capacity" \
 	"$(awk '$6 != "-" && $7 + $8 != $6' "$GM_TMP/dev.rows")" ""
 tc_eq "ids that are not the N of cardN" \

@@ -75,6 +75,7 @@ const struct nla_policy gm_spec_dev_policy[GPUMEM_A_DEV_MAX + 1] = {
 	[GPUMEM_A_DEV_TTM] = { .type = NLA_U8 },
 	[GPUMEM_A_DEV_REGION] = { .type = NLA_NESTED },
 	[GPUMEM_A_DEV_DESC] = { .type = NLA_STRING },
+	[GPUMEM_A_DEV_RENDER_ID] = { .type = NLA_U32 },
 };
 
 const char *const gm_spec_dev_names[GPUMEM_A_DEV_MAX + 1] = {
@@ -85,6 +86,7 @@ const char *const gm_spec_dev_names[GPUMEM_A_DEV_MAX + 1] = {
 	[GPUMEM_A_DEV_TTM] = "ttm",
 	[GPUMEM_A_DEV_REGION] = "region",
 	[GPUMEM_A_DEV_DESC] = "desc",
+	[GPUMEM_A_DEV_RENDER_ID] = "render-id",
 };
 
 const struct nla_policy gm_spec_proc_policy[GPUMEM_A_PROC_MAX + 1] = {

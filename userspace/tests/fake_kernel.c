@@ -126,11 +126,14 @@ static const struct fake_dev {
 	uint8_t ttm;
 	struct fake_region r;
 	const char *desc;	/* drm_driver.desc; NULL: not sent */
+	int render;		/* N of renderDN; -1: none (not sent) */
 } devs[] = {
 	{ 0, "card0", "qxl", "0000:00:02.0", 1, { GPUMEM_REGION_VRAM, 1, 134209536, 73400320 },
-	  "RH QXL" },
-	{ 1, "card1", "bochs-drm", "0000:00:03.0", 1, { GPUMEM_REGION_VRAM, 1, 16777216, 0 }, NULL },
-	{ 2, "card2", "vgem", "vgem", 0, { GPUMEM_REGION_SYSTEM, 0, 0, 0 }, "Virtual GEM provider" },
+	  "RH QXL", -1 },
+	{ 1, "card1", "bochs-drm", "0000:00:03.0", 1, { GPUMEM_REGION_VRAM, 1, 16777216, 0 }, NULL,
+	  -1 },
+	{ 2, "card2", "vgem", "vgem", 0, { GPUMEM_REGION_SYSTEM, 0, 0, 0 }, "Virtual GEM provider",
+	  128 },
 };
 
 static const struct fake_proc {
@@ -670,6 +673,8 @@ static int fake_run(struct nl_msg *req)
 			nla_put_string(m, GPUMEM_A_DEV_UNIQUE, d->unique);
 			if (d->desc)
 				nla_put_string(m, GPUMEM_A_DEV_DESC, d->desc);
+			if (d->render >= 0)
+				nla_put_u32(m, GPUMEM_A_DEV_RENDER_ID, (uint32_t)d->render);
 			nla_put_u8(m, GPUMEM_A_DEV_TTM, d->ttm);
 			/* a device without TTM has no region (kmod/netlink.c) */
 			if (d->ttm) {

@@ -247,20 +247,20 @@ void test_commands(const char *fake)
 	test_large_dump(fake);
 
 	golden(fake, ARGS("devices"),
-	       "DEVICE  DRIVER     BUS           PCI-ID     TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"
-	       "card0   qxl        0000:00:02.0  1b36:0100  yes  vram    128.0 MiB  70.0 MiB  58.0 MiB  54.7%  32.0 MiB       5  44.8%  RH QXL\n"
-	       "card1   bochs-drm  0000:00:03.0  -          yes  vram     16.0 MiB       0 B  16.0 MiB   0.0%         -       -      -  -\n"
-	       "card2   vgem       vgem          -          no   system          -         -         -      -         -       -      -  Virtual GEM provider\n");
+	       "DEVICE  DRIVER     BUS           PCI-ID     RENDER  TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"
+	       "card0   qxl        0000:00:02.0  1b36:0100  -       yes  vram    128.0 MiB  70.0 MiB  58.0 MiB  54.7%  32.0 MiB       5  44.8%  RH QXL\n"
+	       "card1   bochs-drm  0000:00:03.0  -          -       yes  vram     16.0 MiB       0 B  16.0 MiB   0.0%         -       -      -  -\n"
+	       "card2   vgem       vgem          -          128     no   system          -         -         -      -         -       -      -  Virtual GEM provider\n");
 	golden(fake, ARGS("devices", "--bytes"),
-	       "DEVICE  DRIVER     BUS           PCI-ID     TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"
-	       "card0   qxl        0000:00:02.0  1b36:0100  yes  vram    134209536  73400320  60809216  54.7%  33554432       5  44.8%  RH QXL\n"
-	       "card1   bochs-drm  0000:00:03.0  -          yes  vram     16777216         0  16777216   0.0%         -       -      -  -\n"
-	       "card2   vgem       vgem          -          no   system          -         -         -      -         -       -      -  Virtual GEM provider\n");
+	       "DEVICE  DRIVER     BUS           PCI-ID     RENDER  TTM  REGION   CAPACITY      USED      FREE   USE%   LARGEST  BLOCKS  FRAG%  DESCRIPTION\n"
+	       "card0   qxl        0000:00:02.0  1b36:0100  -       yes  vram    134209536  73400320  60809216  54.7%  33554432       5  44.8%  RH QXL\n"
+	       "card1   bochs-drm  0000:00:03.0  -          -       yes  vram     16777216         0  16777216   0.0%         -       -      -  -\n"
+	       "card2   vgem       vgem          -          128     no   system          -         -         -      -         -       -      -  Virtual GEM provider\n");
 	golden(fake, ARGS("--json", "devices"),
 	       "[\n"
 	       "{\"id\":0,\"name\":\"card0\",\"driver\":\"qxl\",\"unique\":\"0000:00:02.0\",\"pci_vendor\":\"1b36\",\"pci_device\":\"0100\",\"description\":\"RH QXL\",\"ttm\":true,\"regions\":[{\"region\":\"vram\",\"capacity\":134209536,\"used\":73400320,\"free\":60809216,\"largest_free\":33554432,\"free_blocks\":5,\"free_blocks_bytes\":60809216}]},\n"
 	       "{\"id\":1,\"name\":\"card1\",\"driver\":\"bochs-drm\",\"unique\":\"0000:00:03.0\",\"ttm\":true,\"regions\":[{\"region\":\"vram\",\"capacity\":16777216,\"used\":0,\"free\":16777216,\"largest_free\":null,\"free_blocks\":null,\"free_blocks_bytes\":null}]},\n"
-	       "{\"id\":2,\"name\":\"card2\",\"driver\":\"vgem\",\"unique\":\"vgem\",\"description\":\"Virtual GEM provider\",\"ttm\":false,\"regions\":[]}\n"
+	       "{\"id\":2,\"name\":\"card2\",\"driver\":\"vgem\",\"unique\":\"vgem\",\"description\":\"Virtual GEM provider\",\"render_id\":128,\"ttm\":false,\"regions\":[]}\n"
 	       "]\n");
 	golden(fake, ARGS("ps"),	/* the charged view: vram, gtt, bos */
 	       "PID  COMM                   DEVICE      VRAM      GTT  BOS  CGROUP\n"
@@ -428,7 +428,7 @@ void test_commands(const char *fake)
 			     "card0   qxl        vram    128.0 MiB  70.0 MiB  54.7%\n"
 			     "card1   bochs-drm  vram     16.0 MiB       0 B   0.0%\n"
 			     "card2   vgem       system          -         -      -\n") != NULL,
-	       "top: the devices' fields without the wide ones (BUS, PCI-ID, TTM, FREE, DESCRIPTION)");
+	       "top: the devices' fields without the wide ones (BUS, PCI-ID, RENDER, TTM, FREE, DESCRIPTION)");
 	p = strstr(r.out, "PID  COMM");
 	result(p && strstr(p, "\n900  big") && strstr(p, "\n900  big") < strstr(p, "\n812  gpumem-alloc"),
 	       "top: sorted by VRAM");
