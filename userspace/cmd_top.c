@@ -198,17 +198,16 @@ static void process_table(FILE *f, const struct gm_proc_list *procs, bool held, 
 			procs->n - shown == 1 ? "" : "s");
 }
 
-/* Processes, not rows: a process on two devices has two rows. */
+/*
+ * Processes, not rows: a process on two devices has two rows, adjacent in
+ * @procs (gm_procs_sort()'s order).
+ */
 static size_t count_processes(const struct gm_proc_list *procs)
 {
-	size_t i, j, n = 0;
+	size_t i, n = 0;
 
-	for (i = 0; i < procs->n; i++) {
-		for (j = 0; j < i; j++)
-			if (procs->v[j].pid == procs->v[i].pid)
-				break;
-		n += j == i;
-	}
+	for (i = 0; i < procs->n; i++)
+		n += !i || procs->v[i].pid != procs->v[i - 1].pid;
 	return n;
 }
 
@@ -351,6 +350,8 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 			ret = gm_report(&nl, "processes");
 			break;
 		}
+		gm_procs_sort(&procs);
+		nproc = count_processes(&procs);
 		if (procs.n)
 			qsort(procs.v, procs.n, sizeof(*procs.v), cmp_vram);
 
@@ -364,7 +365,6 @@ int cmd_top(int argc, char **argv, struct gm_opts *o)
 		}
 		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
 		snprintf(iv, sizeof(iv), "%u.%u", interval / 1000, interval % 1000 / 100);
-		nproc = count_processes(&procs);
 		fprintf(f, "gpumemctl top - %s - every %ss - %zu process%s%s\n\n", stamp, iv,
 			nproc, nproc == 1 ? "" : "es", keys ? " - q quits" : "");
 		device_table(f, &devs, o->bytes);

@@ -238,7 +238,7 @@ static void test_export_output(const char *fake)
 
 void test_commands(const char *fake)
 {
-	struct run r;
+	struct run r, shuffled;
 	int lines = 0, frames = 0;
 	const char *p;
 
@@ -423,6 +423,13 @@ void test_commands(const char *fake)
 	for (p = r.out; (p = strstr(p, "gpumemctl top - ")); p++)
 		frames++;
 	result(r.status == 0 && frames == 2, "top -n 2: two frames, exit 0 (%d)", frames);
+	/* 5 rows, 4 processes: 815 has a row on card0 and one on card2 */
+	result(strstr(r.out, "s - 4 processes\n") != NULL, "top: counts processes, not rows");
+	setenv("GM_FAKE_SHUFFLE", "1", 1);	/* 815's rows apart, as a kernel may send them */
+	run_fake(fake, NULL, &shuffled, ARGS("top", "--iterations", "1"));
+	unsetenv("GM_FAKE_SHUFFLE");
+	result(strstr(shuffled.out, "s - 4 processes\n") != NULL,
+	       "top: counts processes, also from rows in any order");
 	result(strchr(r.out, '\033') == NULL, "top: no escape sequences when not on a terminal");
 	result(strstr(r.out, "\nDEVICE  DRIVER     REGION   CAPACITY      USED   USE%\n"
 			     "card0   qxl        vram    128.0 MiB  70.0 MiB  54.7%\n"
