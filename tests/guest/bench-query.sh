@@ -4,6 +4,8 @@
 #   fdinfo  an nvtop-style /proc/*/fdinfo scan (userspace),
 #   dump    one proc-get netlink dump on an open socket, in the charged view
 #           (allocation-time counters) and in the held view (a walk),
+#           received as libgpumem receives (a datagram per nl_recv(), its
+#           messages walked in place) and each row read (pid, usage),
 #   cmd     `gpumemctl ps --json` (process start included, charged view),
 #   start   `gpumemctl --version`: the same binary's start and exit alone,
 #           what no change to the request can save,
