@@ -242,7 +242,6 @@ bool gpumem_leak_describe(const struct gpumem_leak_state *st, u64 usage,
 	return true;
 }
 
-/* Raise the event of one suspect and put its pid. */
 /* Growth per second over @windows windows of @ms each (0 without a span). */
 static u64 gpumem_leak_rate(u64 growth, u32 windows, unsigned int ms)
 {
@@ -270,6 +269,7 @@ static u64 gpumem_leak_hit_cgid(const struct gpumem_leak_hit *hit)
 	return cgid;
 }
 
+/* Raise the event of one suspect and put its pid. */
 static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 {
 	struct gpumem_quota_event ev = {

@@ -72,19 +72,14 @@ struct gpumem_nl_dump {
 	__present;							\
 })
 
+/*
+ * A u64 or u32 attribute: nla_reserve() and the value stored in place, its
+ * size known here, where nla_put() copies it with a memcpy() call of a size
+ * it is passed (a process row of the largest dumps puts ten).
+ */
 static int gpumem_nl_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
 {
-	return nla_put_u64_64bit(skb, attr, v, pad);
-}
-
-/*
- * The integers of a process row, ten per row of the largest dumps:
- * nla_reserve() and the value stored in place, its size known here, where
- * nla_put() would copy it with a memcpy() call of a size it is passed.
- */
-static int gpumem_nl_row_u32(struct sk_buff *skb, int attr, u32 v)
-{
-	struct nlattr *nla = nla_reserve(skb, attr, sizeof(v));
+	struct nlattr *nla = nla_reserve_64bit(skb, attr, sizeof(v), pad);
 
 	if (!nla)
 		return -EMSGSIZE;
@@ -92,9 +87,9 @@ static int gpumem_nl_row_u32(struct sk_buff *skb, int attr, u32 v)
 	return 0;
 }
 
-static int gpumem_nl_row_u64(struct sk_buff *skb, int attr, u64 v, int pad)
+static int gpumem_nl_put_u32(struct sk_buff *skb, int attr, u32 v)
 {
-	struct nlattr *nla = nla_reserve_64bit(skb, attr, sizeof(v), pad);
+	struct nlattr *nla = nla_reserve(skb, attr, sizeof(v));
 
 	if (!nla)
 		return -EMSGSIZE;
@@ -568,15 +563,15 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 			  GPUMEM_CMD_PROC_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (gpumem_nl_row_u32(skb, GPUMEM_A_PROC_PID, pid) ||
+	if (gpumem_nl_put_u32(skb, GPUMEM_A_PROC_PID, pid) ||
 	    nla_put_string(skb, GPUMEM_A_PROC_COMM, task ? task->comm : "?") ||
-	    gpumem_nl_row_u64(skb, GPUMEM_A_PROC_CGROUP_ID,
+	    gpumem_nl_put_u64(skb, GPUMEM_A_PROC_CGROUP_ID,
 			      task ? task->cgroup_id : 0, GPUMEM_A_PROC_PAD) ||
 	    (cgroup &&
 	     nla_put_string(skb, GPUMEM_A_PROC_CGROUP_PATH, cgroup)) ||
-	    gpumem_nl_row_u32(skb, GPUMEM_A_PROC_DEV_ID,
+	    gpumem_nl_put_u32(skb, GPUMEM_A_PROC_DEV_ID,
 			      snap->devs[proc->dev].minor) ||
-	    gpumem_nl_row_u32(skb, GPUMEM_A_PROC_VIEW,
+	    gpumem_nl_put_u32(skb, GPUMEM_A_PROC_VIEW,
 			      held ? GPUMEM_PROC_VIEW_HELD :
 			      GPUMEM_PROC_VIEW_CHARGED))
 		goto cancel;
@@ -587,19 +582,19 @@ static int gpumem_nl_fill_proc(struct sk_buff *skb,
 		nest = nla_nest_start(skb, GPUMEM_A_PROC_USAGE);
 		if (!nest)
 			goto cancel;
-		if (gpumem_nl_row_u32(skb, GPUMEM_A_USAGE_REGION, r) ||
-		    gpumem_nl_row_u64(skb, GPUMEM_A_USAGE_BYTES,
+		if (gpumem_nl_put_u32(skb, GPUMEM_A_USAGE_REGION, r) ||
+		    gpumem_nl_put_u64(skb, GPUMEM_A_USAGE_BYTES,
 				      proc->bytes[r], GPUMEM_A_USAGE_PAD))
 			goto cancel;
 		nla_nest_end(skb, nest);
 	}
 	if ((held &&
-	     (gpumem_nl_row_u64(skb, GPUMEM_A_PROC_SHARED, proc->shared,
+	     (gpumem_nl_put_u64(skb, GPUMEM_A_PROC_SHARED, proc->shared,
 				GPUMEM_A_PROC_PAD) ||
-	      gpumem_nl_row_u64(skb, GPUMEM_A_PROC_OWNED, proc->owned,
+	      gpumem_nl_put_u64(skb, GPUMEM_A_PROC_OWNED, proc->owned,
 				GPUMEM_A_PROC_PAD) ||
-	      gpumem_nl_row_u32(skb, GPUMEM_A_PROC_SKIPPED, proc->skipped))) ||
-	    gpumem_nl_row_u32(skb, GPUMEM_A_PROC_BOS, proc->bos))
+	      gpumem_nl_put_u32(skb, GPUMEM_A_PROC_SKIPPED, proc->skipped))) ||
+	    gpumem_nl_put_u32(skb, GPUMEM_A_PROC_BOS, proc->bos))
 		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
