@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpumem-oci-hook.c - an OCI runtime hook (createRuntime; prestart works
- * the same) that sets a container's gpumem VRAM limits from its
- * annotations:
+ * the same) that sets a container's gpumem VRAM limits, and its pod's, from
+ * the node policy (libgpumem/policy.h: defaults and ceilings per
+ * Kubernetes namespace, the namespace taken from the runtime's own
+ * annotations) and the container's annotations, which may only lower it:
  *
- *   gpumem.io/vram.max    a size ("8G", "512MiB", "1073741824")
- *   gpumem.io/vram.high   a size, at most vram.max
- *   gpumem.io/mode        enforce (default) | monitor
- *   gpumem.io/devices     cardN names or PCI addresses, comma or blank
- *                         separated; none: one limit on all devices
+ *   gpumem.io/vram.max      a size ("8G", "512MiB", "1073741824")
+ *   gpumem.io/vram.high     a size, at most vram.max
+ *   gpumem.io/pod-vram.max  a size: the pod's cgroup (the container's parent)
+ *   gpumem.io/mode          enforce (default) | monitor
+ *   gpumem.io/devices       cardN names or PCI addresses, comma or blank
+ *                           separated; none: one limit on all devices
  *
- * Usage: gpumem-oci-hook [--fail-open] < STATE   (see gpumem-oci-hook(8))
+ * Usage: gpumem-oci-hook [--fail-open] [--policy FILE] < STATE
+ * (see gpumem-oci-hook(8))
  *
  * The OCI state (stdin, JSON) gives the container's host pid, its bundle
  * and its annotations. The cgroup is the pid's cgroup v2 path
@@ -26,7 +30,8 @@
  *
  * For the host unit tests only: GPUMEM_SYSROOT=DIR reads DIR/proc,
  * DIR/sys/class/drm and DIR/sys/fs/cgroup (a plain directory tree: the
- * cgroup id is the inode of DIR/sys/fs/cgroup/PATH) instead of the host's.
+ * cgroup id is the inode of DIR/sys/fs/cgroup/PATH) and DIR/etc/gpumem/policy.conf
+ * instead of the host's.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -44,21 +49,29 @@
 
 #include <json.h>
 
+#include "annotations.h"
 #include "libgpumem.h"
+#include "policy.h"
 
 #define PREFIX "gpumem.io/"
 #define MAX_DEVS 64
 #define STATE_MAX (1 << 20)	/* bytes of OCI state read at most */
 
 static const char help[] =
-	"Usage: gpumem-oci-hook [--fail-open] < OCI-STATE\n"
+	"Usage: gpumem-oci-hook [--fail-open] [--policy FILE] < OCI-STATE\n"
 	"\n"
 	"An OCI runtime hook (createRuntime or prestart): reads the container's\n"
-	"state from standard input and sets gpumem VRAM limits on its cgroup from\n"
-	"the annotations gpumem.io/vram.max, gpumem.io/vram.high, gpumem.io/mode\n"
-	"(enforce|monitor) and gpumem.io/devices (cardN or PCI addresses; none:\n"
-	"all devices). A container without gpumem.io/ annotations is left alone.\n"
+	"state from standard input and sets gpumem VRAM limits on its cgroup, and on\n"
+	"its pod's cgroup, from the node policy (" GM_POLICY_PATH ", if it\n"
+	"exists: defaults and ceilings per Kubernetes namespace) and the annotations\n"
+	"gpumem.io/vram.max, gpumem.io/vram.high, gpumem.io/pod-vram.max,\n"
+	"gpumem.io/mode (enforce|monitor) and gpumem.io/devices (cardN or PCI\n"
+	"addresses; none: all devices). An annotation may only lower what the\n"
+	"policy allows. Without a policy, a container without gpumem.io/ annotations\n"
+	"is left alone.\n"
 	"\n"
+	"  --policy FILE the node policy (it must exist; default " GM_POLICY_PATH ",\n"
+	"                none if it does not exist)\n"
 	"  --fail-open   an annotation or limit that fails is a warning (exit 0),\n"
 	"                not a refused start (also GPUMEM_HOOK_FAIL_OPEN=1)\n"
 	"  -h, --help    this text\n"
@@ -66,15 +79,6 @@ static const char help[] =
 	"\n"
 	"Exit status: 0 limits set (or nothing to do), 1 the container is refused\n"
 	"(the reason on one line of stderr), 2 bad command line.\n";
-
-/* What the annotations ask for. */
-struct want {
-	bool any;		/* some gpumem.io/ annotation */
-	bool has_max, has_high, has_mode;
-	uint64_t max, high;
-	uint32_t mode;
-	const char *devices;	/* gpumem.io/devices, NULL: all devices */
-};
 
 struct hook {
 	const char *sysroot;	/* "" on a real host */
@@ -158,53 +162,6 @@ static const char *get_str(struct json_object *obj, const char *key)
 	if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
-}
-
-/* gpumem.io/ annotations -> want; -1 with h->err on a bad one. */
-static int parse_annotations(struct hook *h, struct json_object *ann, struct want *w)
-{
-	char err[GM_ERR_LEN];
-
-	memset(w, 0, sizeof(*w));
-	if (!ann)
-		return 0;
-	if (!json_object_is_type(ann, json_type_object))
-		return failf(h, "annotations of the OCI state are not an object");
-	json_object_object_foreach(ann, key, val) {
-		const char *v;
-
-		if (strncmp(key, PREFIX, strlen(PREFIX)) != 0)
-			continue;
-		w->any = true;
-		if (!json_object_is_type(val, json_type_string))
-			return failf(h, "annotation %s: not a string", key);
-		v = json_object_get_string(val);
-		if (strcmp(key, PREFIX "vram.max") == 0) {
-			if (parse_limit_size(v, &w->max, err, sizeof(err)) < 0)
-				return failf(h, "annotation %s: %s", key, err);
-			w->has_max = true;
-		} else if (strcmp(key, PREFIX "vram.high") == 0) {
-			if (parse_limit_size(v, &w->high, err, sizeof(err)) < 0)
-				return failf(h, "annotation %s: %s", key, err);
-			w->has_high = true;
-		} else if (strcmp(key, PREFIX "mode") == 0) {
-			if (parse_mode(v, &w->mode, err, sizeof(err)) < 0)
-				return failf(h, "annotation %s: %s", key, err);
-			w->has_mode = true;
-		} else if (strcmp(key, PREFIX "devices") == 0) {
-			w->devices = v;
-		} else {
-			return failf(h, "unknown annotation %s (gpumem.io/ knows vram.max, vram.high, "
-				     "mode, devices)", key);
-		}
-	}
-	if (w->any && !w->has_max && !w->has_high)
-		return failf(h, "gpumem.io/ annotations without gpumem.io/vram.max or "
-			     "gpumem.io/vram.high: no limit to set");
-	if (w->has_max && w->has_high && w->high > w->max)
-		return failf(h, "annotation gpumem.io/vram.high (%" PRIu64 " bytes) is above "
-			     "gpumem.io/vram.max (%" PRIu64 " bytes)", w->high, w->max);
-	return 0;
 }
 
 /* The cgroup v2 path of process pid ("/a/b"); -1 with h->err. */
@@ -421,66 +378,129 @@ static void roll_back(struct gm_nl *nl, const struct gm_limit_key *keys, size_t 
 		gm_limit_del(nl, &keys[n]);
 }
 
-/* Set every limit w asks for on cgroup id, all or none; -1 with h->err. */
-static int apply(struct hook *h, const struct want *w, const char *cg, uint64_t id)
+/*
+ * The pod's cgroup: the parent of the container's cg, if its name is a
+ * pod's as kubelet (cgroupfs "pod<uid>", systemd "kubepods-...-pod<uid>.slice")
+ * or podman ("machine-libpod_pod_<id>.slice") names it; -1 with h->err.
+ */
+static int pod_cgroup(struct hook *h, const char *cg, char *out, size_t len)
 {
-	struct gm_limit_key keys[MAX_DEVS];
+	const char *base, *p;
+	char *slash;
+
+	if (pathf(out, len, "%s", cg) < 0)
+		return failf(h, "cgroup path too long");
+	slash = strrchr(out, '/');
+	if (!slash || slash == out)
+		return failf(h, "the container's cgroup %s has no pod cgroup above it", cg);
+	*slash = '\0';
+	base = strrchr(out, '/') + 1;
+	if ((strncmp(base, "pod", 3) == 0 && isxdigit((unsigned char)base[3])) ||
+	    strstr(base, "libpod_pod_"))
+		return 0;
+	for (p = base; (p = strstr(p, "-pod")); p++)
+		if (isxdigit((unsigned char)p[4]))
+			return 0;
+	return failf(h, "the parent of the container's cgroup, %s, is not a pod's cgroup: "
+		     "a pod limit has nowhere to go", out);
+}
+
+/* Set one limit; on failure h->err says what could not be set. */
+static int set_one(struct hook *h, struct gm_nl *nl, const struct gm_policy_limit *l,
+		   const char *cg, uint64_t id, bool has_dev, uint32_t dev, struct gm_limit_key *key)
+{
+	struct gm_limit_req req = {
+		.key = { .cgroup_id = id, .has_dev = has_dev, .dev_id = dev,
+			 .region = GPUMEM_REGION_VRAM },
+		.has_max = l->has_max, .max = l->max,
+		.has_high = l->has_high, .high = l->high,
+		.has_mode = true, .mode = l->mode,
+		.replace = true,
+	};
+	char why[512], name[16];
+
+	if (gm_limit_set(nl, &req) == 0) {
+		*key = req.key;
+		return 0;
+	}
+	snprintf(name, sizeof(name), "card%u", dev);
+	return failf(h, "cannot set the VRAM limit of cgroup %s on %s: %s", cg,
+		     has_dev ? name : "all devices", gm_nl_strerror(nl, why, sizeof(why)));
+}
+
+/*
+ * Set what d decides: the container's limits on cgroup id (cg), all or
+ * none, then the pod's on pod_id (pod_cg). The pod's limit is never
+ * deleted (other containers of the pod share it); -1 with h->err.
+ */
+static int apply(struct hook *h, const struct gm_policy_decision *d, const char *cg,
+		 uint64_t id, const char *pod_cg, uint64_t pod_id)
+{
+	struct gm_limit_key keys[MAX_DEVS + 1], pod_key;
 	uint32_t ids[MAX_DEVS];
 	struct gm_dev_list devs = { 0 };
 	struct gm_nl nl;
 	char why[512];
-	size_t n = 0, i;
+	size_t n = 0, i, set = 0;
 	int ret = -1;
 
 	if (gm_nl_open(&nl) < 0)
 		return failf(h, "cannot reach gpumem: %s", gm_nl_strerror(&nl, why, sizeof(why)));
-	if (w->devices) {
+	if (d->ctr.set && d->devices) {
 		if (gm_get_devices(&nl, &devs) < 0) {
 			failf(h, "cannot list gpumem's devices: %s",
 			      gm_nl_strerror(&nl, why, sizeof(why)));
 			goto out;
 		}
-		if (resolve_devices(h, w->devices, &devs, ids, &n) < 0)
+		if (resolve_devices(h, d->devices, &devs, ids, &n) < 0)
 			goto out;
 	}
-	for (i = 0; i < (w->devices ? n : 1); i++) {
-		struct gm_limit_req req = {
-			.key = { .cgroup_id = id, .has_dev = w->devices != NULL,
-				 .dev_id = w->devices ? ids[i] : 0, .region = GPUMEM_REGION_VRAM },
-			.has_max = w->has_max, .max = w->max,
-			.has_high = w->has_high, .high = w->high,
-			.has_mode = true,
-			.mode = w->has_mode ? w->mode : GPUMEM_LIMIT_MODE_ENFORCE,
-			.replace = true,
-		};
-
-		if (gm_limit_set(&nl, &req) < 0) {
-			char dev[16];
-
-			if (req.key.has_dev)
-				snprintf(dev, sizeof(dev), "card%u", req.key.dev_id);
-			failf(h, "cannot set the VRAM limit of cgroup %s on %s: %s", cg,
-			      req.key.has_dev ? dev : "all devices",
-			      gm_nl_strerror(&nl, why, sizeof(why)));
-			roll_back(&nl, keys, i);
-			goto out;
-		}
-		keys[i] = req.key;
+	if (d->ctr.set) {
+		for (i = 0; i < (d->devices ? n : 1); i++, set++)
+			if (set_one(h, &nl, &d->ctr, cg, id, d->devices != NULL,
+				    d->devices ? ids[i] : 0, &keys[set]) < 0)
+				goto undo;
 	}
+	if (d->ctr_all.set) {
+		if (set_one(h, &nl, &d->ctr_all, cg, id, false, 0, &keys[set]) < 0)
+			goto undo;
+		set++;
+	}
+	if (d->pod.set && set_one(h, &nl, &d->pod, pod_cg, pod_id, false, 0, &pod_key) < 0)
+		goto undo;
 	ret = 0;
+	goto out;
+undo:
+	roll_back(&nl, keys, set);
 out:
 	gm_dev_list_free(&devs);
 	gm_nl_close(&nl);
 	return ret;
 }
 
-static int run(struct hook *h)
+/* Print the decision's notes that say an annotation was lowered. */
+static void warn_clamped(const struct hook *h, const struct gm_policy_decision *d)
 {
-	struct json_object *state, *ann = NULL, *pidv;
-	char cg[PATH_MAX];
-	struct want w;
+	char copy[sizeof(d->note)], *line, *save = NULL;
+
+	if (!d->clamped)
+		return;
+	snprintf(copy, sizeof(copy), "%s", d->note);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "lowered") || strstr(line, "raised"))
+			fprintf(stderr, "gpumem-oci-hook: container %s: policy: %s\n",
+				h->id ? h->id : "?", line);
+}
+
+static int run(struct hook *h, const char *policy_path, bool policy_given)
+{
+	struct json_object *state, *pidv;
+	struct gm_annotations *ann = NULL;
+	struct gm_policy_decision d;
+	struct gm_policy pol;
+	char cg[PATH_MAX], pod_cg[PATH_MAX], err[GM_ERR_LEN * 2];
+	uint64_t id, pod_id = 0;
 	size_t len;
-	uint64_t id;
 	int64_t pid;
 	char *text;
 	int ret = -1;
@@ -497,11 +517,25 @@ static int run(struct hook *h)
 	}
 	if (get_str(state, "id"))
 		h->id = strdup(get_str(state, "id"));
-	json_object_object_get_ex(state, "annotations", &ann);
-	if (parse_annotations(h, ann, &w) < 0)
+	if (gm_policy_load(policy_path, !policy_given, &pol, err, sizeof(err)) < 0) {
+		json_object_put(state);
+		return failf(h, "%s", err);
+	}
+	ann = malloc(sizeof(*ann));
+	if (!ann) {
+		failf(h, "out of memory");
 		goto out;
-	if (!w.any) {
-		ret = 0;	/* not ours */
+	}
+	if (gm_annotations_read(state, ann, err, sizeof(err)) < 0) {
+		failf(h, "OCI state: %s", err);
+		goto out;
+	}
+	if (gm_policy_decide(&pol, ann->a, ann->n, &d, err, sizeof(err)) < 0) {
+		failf(h, "%s", err);
+		goto out;
+	}
+	if (!d.ctr.set && !d.pod.set) {
+		ret = 0;	/* nothing to limit */
 		goto out;
 	}
 	if (!json_object_object_get_ex(state, "pid", &pidv) ||
@@ -522,9 +556,16 @@ static int run(struct hook *h)
 	}
 	if (cgroup_id(h, cg, &id) < 0)
 		goto out;
-	ret = apply(h, &w, cg, id);
+	if (d.pod.set && (pod_cgroup(h, cg, pod_cg, sizeof(pod_cg)) < 0 ||
+			  cgroup_id(h, pod_cg, &pod_id) < 0))
+		goto out;
+	ret = apply(h, &d, cg, id, pod_cg, pod_id);
+	if (ret == 0)
+		warn_clamped(h, &d);
 out:
+	free(ann);
 	json_object_put(state);
+	gm_policy_free(&pol);
 	return ret;
 }
 
@@ -532,6 +573,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "fail-open", no_argument, NULL, 'F' },
+		{ "policy", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -540,13 +582,19 @@ int main(int argc, char **argv)
 	bool fail_open = env && (strcmp(env, "1") == 0 || strcasecmp(env, "yes") == 0 ||
 				 strcasecmp(env, "true") == 0);
 	struct hook h = { .sysroot = getenv("GPUMEM_SYSROOT") };
+	const char *policy = GM_POLICY_PATH;
+	bool policy_given = false;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			fail_open = true;
+			break;
+		case 'P':
+			policy = optarg;
+			policy_given = true;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -554,6 +602,10 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("gpumem-oci-hook %s\n", GPUMEMCTL_VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr, "gpumem-oci-hook: option '%s' needs an argument (--help)\n",
+				argv[optind - 1]);
+			return 2;
 		default:
 			fprintf(stderr, "gpumem-oci-hook: unknown option '%s' (--help)\n",
 				argv[optind - 1]);
@@ -566,7 +618,13 @@ int main(int argc, char **argv)
 	}
 	if (!h.sysroot)
 		h.sysroot = "";
-	if (run(&h) == 0) {
+	if (!policy_given && *h.sysroot) {
+		static char in_root[PATH_MAX];
+
+		if (pathf(in_root, sizeof(in_root), "%s%s", h.sysroot, GM_POLICY_PATH) == 0)
+			policy = in_root;
+	}
+	if (run(&h, policy, policy_given) == 0) {
 		free(h.id);
 		return 0;
 	}

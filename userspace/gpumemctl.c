@@ -46,6 +46,9 @@ static const char main_help[] =
 	"                             print quota and leak events as they come (root)\n"
 	"  export --prometheus [-o FILE]\n"
 	"                             metrics in the Prometheus text format\n"
+	"  policy check [--policy FILE] POD-OR-STATE\n"
+	"                             the limits the node policy and a pod's or\n"
+	"                             container's annotations give it (no module)\n"
 	"  help [COMMAND]             this help, or a command's\n"
 	"\n"
 	"Options (also accepted after COMMAND):\n"
@@ -77,6 +80,7 @@ static const struct {
 	{ "cgroups", cmd_cgroups },
 	{ "limit", cmd_limit },
 	{ "watch", cmd_watch },
+	{ "policy", cmd_policy },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(*commands))

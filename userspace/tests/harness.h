@@ -101,5 +101,6 @@ void test_commands(const char *fake);
 void test_watch_flush(const char *fake);
 void test_quota_commands(const char *fake);
 void test_hook(const char *hook);
+void test_policy_cmd(const char *ctl);
 
 #endif

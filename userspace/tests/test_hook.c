@@ -12,7 +12,7 @@
 
 static char top[] = "/tmp/gm-hook.XXXXXX";
 static char sysroot[128], statef[160];
-static uint64_t id_a, id_scope;
+static uint64_t id_a, id_scope, id_pod;
 
 static int put_file(const char *dir, const char *name, const char *text)
 {
@@ -85,6 +85,10 @@ static int make_host(void)
 	if (stat(path, &st))
 		return -1;
 	id_a = st.st_ino;
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/kubepods/pod1", sysroot);
+	if (stat(path, &st))
+		return -1;
+	id_pod = st.st_ino;
 	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/system.slice/libpod-abc.scope", sysroot);
 	if (stat(path, &st))
 		return -1;
@@ -145,7 +149,8 @@ static void run_hook(const char *hook, const char *state, const char *extra_env,
 	int fd, i;
 
 	snprintf(cgroups, sizeof(cgroups), "%" PRIu64 ":/kubepods/pod1/ctr-a,%" PRIu64
-		 ":/system.slice/libpod-abc.scope", id_a, id_scope);
+		 ":/system.slice/libpod-abc.scope,%" PRIu64 ":/kubepods/pod1", id_a, id_scope,
+		 id_pod);
 	fd = open(statef, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		close(fd);
@@ -211,6 +216,144 @@ static bool refused(const struct run *r, const char *id, const char *want)
 	       nl && nl[1] == '\0' && strstr(r->err, want);
 }
 
+/* the fake host's node policy (SYSROOT/etc/gpumem/policy.conf), mode 0644 */
+static int put_policy(const char *text)
+{
+	char d[256], path[512];
+
+	snprintf(d, sizeof(d), "%s/etc/gpumem", sysroot);
+	if (mkdirs("%s", d) || put_file(d, "policy.conf", text))
+		return -1;
+	snprintf(path, sizeof(path), "%s/policy.conf", d);
+	return chmod(path, 0644);
+}
+
+#define NS_ML "\"io.kubernetes.pod.namespace\":\"ml-team\","
+
+/*
+ * The node policy: defaults for containers that ask nothing, per-namespace
+ * values from the runtime's namespace annotation, ceilings (refuse, clamp),
+ * the pod's limit on the parent cgroup, a mode an annotation may not
+ * weaken, and a policy file that is bad or writable by others.
+ */
+static void test_hook_policy(const char *hook)
+{
+	static const char policy[] =
+		"; the admin's\n"
+		"[defaults]\n"
+		"vram.max = 1G\n"
+		"vram.ceiling = 4G\n"
+		"pod-vram.max = 6G\n"
+		"\n"
+		"[namespace:ml-team]\n"
+		"vram.max = 2G\n"
+		"vram.ceiling = 8G\n"
+		"pod-vram.ceiling = 12G\n";
+	char state[2048], st[4096], want[512], path[512];
+	struct run r;
+
+	if (put_policy(policy) < 0) {
+		result(0, "hook policy: cannot write the policy file: %s", strerror(errno));
+		return;
+	}
+	/* no annotation, no namespace: [defaults] vram.max; no pod limit */
+	run_hook(hook, oci_state(state, sizeof(state), "plain", 4242, "bundle-a",
+				 "\"io.kubernetes.pod.name\":\"x\""), NULL, NULL, &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set all ok\nlimit %" PRIu64 " all 0 1073741824 - 0\n", id_a);
+	result(r.status == 0 && r.err[0] == '\0', "hook policy: no annotation: exit 0 (%s)",
+	       said(&r));
+	eq_str("hook policy: a container that asks nothing gets [defaults] vram.max", st, want);
+
+	/* the runtime's namespace: its section's default; the pod gets [defaults] pod-vram.max */
+	run_hook(hook, oci_state(state, sizeof(state), "ml", 4242, "bundle-a", NS_ML
+				 "\"io.kubernetes.pod.name\":\"x\""), NULL, NULL, &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set all ok\nset all ok\n"
+		 "limit %" PRIu64 " all 0 2147483648 - 0\nlimit %" PRIu64 " all 0 6442450944 - 0\n",
+		 id_a, id_pod);
+	eq_str("hook policy: namespace ml-team: its vram.max on the container, pod-vram.max on "
+	       "the pod's cgroup", st, want);
+
+	/* an annotation within the ceiling lowers; above it is refused (over-ceiling = refuse) */
+	run_hook(hook, oci_state(state, sizeof(state), "ml", 4242, "bundle-a", NS_ML
+				 "\"gpumem.io/vram.max\":\"512M\",\"gpumem.io/pod-vram.max\":\"3G\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set all ok\nset all ok\n"
+		 "limit %" PRIu64 " all 0 536870912 - 0\nlimit %" PRIu64 " all 0 3221225472 - 0\n",
+		 id_a, id_pod);
+	eq_str("hook policy: annotations below the ceilings: theirs", st, want);
+	run_hook(hook, oci_state(state, sizeof(state), "greedy", 4242, "bundle-a", NS_ML
+				 "\"gpumem.io/vram.max\":\"9G\""), NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "greedy", "annotation gpumem.io/vram.max (9663676416 bytes) is above "
+			   "the vram.max ceiling of [ml-team] (8589934592 bytes)") && st[0] == '\0',
+	       "hook policy: above the namespace's ceiling: refused, no limit (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "greedy", 4242, "bundle-a",
+				 "\"gpumem.io/vram.max\":\"5G\""), NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "greedy", "above the vram.max ceiling of [defaults] (4294967296 bytes)"),
+	       "hook policy: no namespace: the [defaults] ceiling (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "greedy", 4242, "bundle-a", NS_ML
+				 "\"gpumem.io/pod-vram.max\":\"13G\""), NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "greedy", "gpumem.io/pod-vram.max (13958643712 bytes) is above the "
+			   "pod-vram.max ceiling of [ml-team]") && st[0] == '\0',
+	       "hook policy: a pod annotation above the pod ceiling: refused (%s)", said(&r));
+
+	/* a weaker mode, a namespace the runtime's annotations disagree on */
+	run_hook(hook, oci_state(state, sizeof(state), "weak", 4242, "bundle-a",
+				 "\"gpumem.io/mode\":\"monitor\""), NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "weak", "gpumem.io/mode=monitor is weaker than the policy's mode "
+			   "enforce") && st[0] == '\0', "hook policy: monitor under enforce: refused (%s)",
+	       said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "two", 4242, "bundle-a", NS_ML
+				 "\"io.kubernetes.cri.sandbox-namespace\":\"default\""), NULL, NULL,
+		 &r, st, sizeof(st));
+	result(refused(&r, "two", "disagree on the pod's namespace") && st[0] == '\0',
+	       "hook policy: two namespace annotations that differ: refused (%s)", said(&r));
+
+	/* over-ceiling = clamp: lowered, said on stderr, exit 0 */
+	if (put_policy("[defaults]\nvram.ceiling = 4G\nover-ceiling = clamp\nmode = enforce\n") < 0)
+		result(0, "hook policy: cannot rewrite the policy file");
+	run_hook(hook, oci_state(state, sizeof(state), "greedy", 4242, "bundle-a",
+				 "\"gpumem.io/vram.max\":\"5G\",\"gpumem.io/mode\":\"monitor\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set all ok\nlimit %" PRIu64 " all 0 4294967296 - 0\n", id_a);
+	result(r.status == 0 && strstr(r.err, "container greedy: policy: vram.max: the annotation's "
+					     "5368709120 bytes lowered to the ceiling of [defaults]"),
+	       "hook policy clamp: exit 0, the lowering said on stderr (%d: %s)", r.status, said(&r));
+	eq_str("hook policy clamp: max lowered to the ceiling, mode raised to enforce", st, want);
+	run_hook(hook, oci_state(state, sizeof(state), "plain", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	eq_str("hook policy: no default, a ceiling: the ceiling (never unlimited)", st, want);
+
+	/* a pod limit with no pod cgroup above: refused, not set on a shared parent */
+	if (put_policy("[defaults]\npod-vram.max = 1G\n") < 0)
+		result(0, "hook policy: cannot rewrite the policy file");
+	run_hook(hook, oci_state(state, sizeof(state), "abc", 4343, "bundle-scope", NS_ML "\"a\":\"b\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "abc", "is not a pod's cgroup: a pod limit has nowhere to go") &&
+	       st[0] == '\0', "hook policy: pod limit without a pod cgroup: refused (%s)", said(&r));
+
+	/* the policy file itself: bad, writable by others, named and missing */
+	if (put_policy("[defaults]\nvram.max = 1G\nvram.maxx = 2G\n") < 0)
+		result(0, "hook policy: cannot rewrite the policy file");
+	run_hook(hook, oci_state(state, sizeof(state), "p", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "p", "policy.conf:3: unknown key 'vram.maxx'") && st[0] == '\0',
+	       "hook policy: a bad policy file refuses every start, naming file and line (%s)",
+	       said(&r));
+	if (put_policy("[defaults]\nvram.max = 1G\n") < 0)
+		result(0, "hook policy: cannot rewrite the policy file");
+	snprintf(path, sizeof(path), "%s/etc/gpumem/policy.conf", sysroot);
+	chmod(path, 0666);
+	run_hook(hook, oci_state(state, sizeof(state), "p", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	result(refused(&r, "p", "not a root-owned file writable by root only") && st[0] == '\0',
+	       "hook policy: a policy file others may write: refused (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "p", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, ARGS("--policy", "/nonexistent/policy.conf"), &r, st, sizeof(st));
+	result(refused(&r, "p", "policy /nonexistent/policy.conf: No such file") && st[0] == '\0',
+	       "hook policy: --policy FILE that does not exist: refused (%s)", said(&r));
+	unlink(path);
+}
+
 void test_hook(const char *hook)
 {
 	static const struct { const char *ann, *why; } bad[] = {
@@ -226,10 +369,10 @@ void test_hook(const char *hook)
 		{ "\"gpumem.io/vram.max\":\"0\"", "annotation gpumem.io/vram.max: " },
 		{ "\"gpumem.io/vram.max\":\"1.5\"", "annotation gpumem.io/vram.max: " },
 		{ "\"gpumem.io/vram.high\":\"1G\",\"gpumem.io/vram.max\":\"512M\"",
-		  "gpumem.io/vram.high (1073741824 bytes) is above gpumem.io/vram.max" },
+		  "gpumem.io/vram.high (1073741824 bytes) is above the container's max" },
 		{ "\"gpumem.io/vram.max\":\"1G\",\"gpumem.io/mode\":\"hard\"",
 		  "annotation gpumem.io/mode: " },
-		{ "\"gpumem.io/mode\":\"monitor\"", "without gpumem.io/vram.max or gpumem.io/vram.high" },
+		{ "\"gpumem.io/mode\":\"monitor\"", "without gpumem.io/vram.max, gpumem.io/vram.high or gpumem.io/pod-vram.max" },
 		{ "\"gpumem.io/vram.maxx\":\"1G\"", "unknown annotation gpumem.io/vram.maxx" },
 		{ "\"gpumem.io/vram.max\":1073741824", "annotation gpumem.io/vram.max: not a string" },
 		{ "\"gpumem.io/vram.max\":\"1G\",\"gpumem.io/devices\":\"card7\"",
@@ -369,6 +512,8 @@ void test_hook(const char *hook)
 	       "hook: control characters of the state never split the line");
 	run_tool(hook, &r, ARGS("--bogus"));
 	result(r.status == 2 && strstr(r.err, "unknown option"), "hook: unknown option: exit 2");
+
+	test_hook_policy(hook);
 
 	{
 		char cmd[256];

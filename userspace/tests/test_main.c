@@ -50,8 +50,10 @@ int main(int argc, char **argv)
 	test_ext_ack();
 	test_reply_loop();
 	test_live_netlink();
-	if (argc > 1)
+	if (argc > 1) {
 		test_cli(argv[1]);
+		test_policy_cmd(argv[1]);
+	}
 	else
 		skip("command line", "no path to gpumemctl given");
 	if (argc > 2) {
