@@ -24,11 +24,21 @@
 #   oci-hook-malformed   8X, -1, 2^70, an unknown device: crun refuses the
 #                        start with the hook's reason, no limit is left, the
 #                        container is not running
+# With a node policy (the hook's --policy FILE, as hooks.d or a CDI spec
+# would pass it; libgpumem/policy.h):
+#   oci-hook-policy-default  a container that asks nothing gets the policy's
+#                        default, exactly, and is denied beyond it
+#   oci-hook-policy-ceiling  an annotation above its namespace's ceiling:
+#                        crun refuses the start with the hook's reason
+#   oci-hook-policy-pod  two containers of one pod (cgroups podNNN/ctr,
+#                        the runtime's io.kubernetes.pod.namespace): each
+#                        its own max, the pod's cgroup the namespace's
+#                        pod-vram.max; together they are denied beyond it
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="oci-hook-limit oci-hook-deny oci-hook-event oci-hook-unlimited oci-hook-two
-oci-hook-malformed"
+oci-hook-malformed oci-hook-policy-default oci-hook-policy-ceiling oci-hook-policy-pod"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -78,10 +88,10 @@ bundle() {
   ],
   "annotations": { "run.oci.hooks.stderr": "$GM_TMP/$1.hookerr", $2 },
   "hooks": {
-    "createRuntime": [ { "path": "$HOOK", "args": [ "gpumem-oci-hook" ], "timeout": 60 } ]
+    "createRuntime": [ { "path": "$HOOK", "args": [ "gpumem-oci-hook"$HOOK_ARGS ], "timeout": 60 } ]
   },
   "linux": {
-    "cgroupsPath": "/gpumem-oci/$1",
+    "cgroupsPath": "/gpumem-oci/${CGSUB:-$1}",
     "namespaces": [ { "type": "pid" }, { "type": "mount" }, { "type": "ipc" }, { "type": "uts" } ]
   }
 }
@@ -93,8 +103,9 @@ EOF
 # READY, 1 if crun exited first.
 start() {
 	: >"$GM_TMP/$1.out"
-	[ -d "$OCI/$1" ] || mkcgroup "$OCI/$1" || return 1
-	sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$OCI/$1" \
+	_cg=$OCI/${CGSUB:-$1}
+	[ -d "$_cg" ] || mkcgroup "$_cg" || return 1
+	sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$_cg" \
 		"$CRUN" --root "$CRUN_ROOT" --cgroup-manager=disabled run --no-pivot \
 		--bundle "$GM_TMP/b-$1" "$1" >"$GM_TMP/$1.out" 2>"$GM_TMP/$1.err" 8>&- &
 	eval "${1}_crun=$!"
@@ -195,8 +206,62 @@ for bad in 'vram.max|8X|invalid size' 'vram.max|-1|negative' 'vram.max|2^70|inva
 done
 tc_end
 
+# the node policy, as the admin writes it (root's, 0644)
+POLICY=$GM_TMP/policy.conf
+printf '%s\n' '[defaults]' 'vram.max = 2M' 'vram.ceiling = 16M' '' '[namespace:ml-team]' \
+	'vram.ceiling = 3M' 'pod-vram.max = 3M' >"$POLICY"
+chmod 644 "$POLICY"
+HOOK_ARGS=", \"--policy\", \"$POLICY\""
+
+tc_begin oci-hook-policy-default
+bundle ctrd '"io.example/other": "x"' '"hold", "-n", "4", "-s", "1M", "-t", "600", "-c", "gm-oci-d"'
+start ctrd || tc_fail "container ctrd did not start: $(why ctrd)"
+ev_check "$(lim ctrd)" device=all max=$((2 * MiB)) high=null mode=enforce
+tc_eq "limits of /gpumem-oci/ctrd" "$(lim ctrd | grep -c .)" 1
+tc_eq "ctrd got/denied" "$(out_total ctrd ok) $(out_total ctrd denied)" "2 2"
+tc_eq "ctrd usage" "$(cg_usage /gpumem-oci/ctrd all)" $((2 * MiB))
+stop_ctr ctrd
+tc_end
+
+tc_begin oci-hook-policy-ceiling
+bundle ctre '"io.kubernetes.pod.namespace": "ml-team", "gpumem.io/vram.max": "8M"' \
+	'"hold", "-n", "1", "-s", "1M", "-t", "600", "-c", "gm-oci-e"'
+: >"$GM_TMP/ctre.hookerr"
+start ctre && tc_fail "ctre: the container started above its namespace's ceiling"
+reap "$ctre_crun" 10
+grep -q "gpumem-oci-hook: container ctre: annotation gpumem.io/vram.max (8388608 bytes) is above the vram.max ceiling of \[ml-team\] (3145728 bytes)" \
+	"$GM_TMP/ctre.hookerr" || tc_fail "ctre: not the hook's reason: $(why ctre)"
+grep -q '^READY' "$GM_TMP/ctre.out" && tc_fail "ctre: quota-alloc ran"
+tc_eq "limits of /gpumem-oci/ctre" "$(lim ctre | grep -c .)" 0
+"$CRUN" --root "$CRUN_ROOT" delete -f ctre >/dev/null 2>&1
+tc_end
+
+tc_begin oci-hook-policy-pod
+POD=pod0a1b2c
+mkcgroup "$OCI/$POD" || tc_fail "cannot create $OCI/$POD"
+CGSUB=$POD/ctrf bundle ctrf '"io.kubernetes.pod.namespace": "ml-team", "gpumem.io/vram.max": "2M"' \
+	'"hold", "-n", "2", "-s", "1M", "-t", "600", "-c", "gm-oci-f"'
+CGSUB=$POD/ctrg bundle ctrg '"io.kubernetes.pod.namespace": "ml-team"' \
+	'"hold", "-n", "3", "-s", "1M", "-t", "600", "-c", "gm-oci-g"'
+CGSUB=$POD/ctrf start ctrf || tc_fail "container ctrf did not start: $(why ctrf)"
+CGSUB=$POD/ctrg start ctrg || tc_fail "container ctrg did not start: $(why ctrg)"
+plim() { "$CTL" limit list --json | grep "\"cgroup\":\"/gpumem-oci/$1\"" | sort; }
+ev_check "$(plim "$POD")" cgroup_id="$(cgid "/gpumem-oci/$POD")" device=all max=$((3 * MiB)) \
+	mode=enforce
+ev_check "$(plim "$POD/ctrf")" max=$((2 * MiB))
+ev_check "$(plim "$POD/ctrg")" max=$((2 * MiB))
+tc_eq "ctrf got/denied" "$(out_total ctrf ok) $(out_total ctrf denied)" "2 0"
+tc_eq "ctrg got/denied (the pod's 3M: 1M left)" "$(out_total ctrg ok) $(out_total ctrg denied)" "1 2"
+tc_eq "the pod's usage" "$(cg_usage "/gpumem-oci/$POD" all)" $((3 * MiB))
+stop_ctr ctrf
+stop_ctr ctrg
+tc_end
+HOOK_ARGS=
+
 # every container gone (crun delete -f kills what is left and removes its cgroup)
-for c in ctra ctrb ctrc ctrbad; do
+for c in ctra ctrb ctrc ctrbad ctrd ctre ctrf ctrg; do
+
 	"$CRUN" --root "$CRUN_ROOT" delete -f "$c" >/dev/null 2>&1
 done
+rmdir "$OCI/$POD" 2>/dev/null
 finish
