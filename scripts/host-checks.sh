@@ -16,6 +16,8 @@
 #   dkms-<series> dkms add + dkms build of the module against each Debian
 #                kernel (7.3 inside the trixie tree), in a private DKMS tree
 #   userspace    gpumemctl and gpumem-oci-hook (static: userspace-hook-static)
+#   cdi-spec     gpumemctl cdi generate: valid against CDI's schema, exact
+#                devices, nodes and hooks (scripts/check-cdi.sh)
 #                build with -Werror (and with make CFLAGS=/CPPFLAGS=),
 #                its unit tests pass, top behaves on a terminal (tmux)
 #   gpumemd-metrics  gpumemd's scrape (simulated kernel) passes promtool
@@ -207,6 +209,8 @@ if [ -e userspace/Makefile ]; then
 		printf '%s\n' "$out" | tail -n 40 >&2
 		fail userspace-unit "make -C userspace check: $last"
 	fi
+	# cdi-spec: gpumemctl cdi generate against the CDI project's schema
+	bash scripts/check-cdi.sh "$tmp/src/userspace/gpumemctl"
 	# top on a real terminal (tmux): redraw on resize, Ctrl-Z and fg, q
 	out=$(timeout 120 "$tmp/src/userspace/tests/top-tty.sh" "$tmp/src/userspace/tests/gpumemctl-fake" 2>&1)
 	rc=$?

@@ -80,6 +80,9 @@ static const char help[] =
 	"Exit status: 0 limits set (or nothing to do), 1 the container is refused\n"
 	"(the reason on one line of stderr), 2 bad command line.\n";
 
+/* --device arguments (a CDI spec's hook), comma-separated; "" if none */
+static char cdi_devices[1024];
+
 struct hook {
 	const char *sysroot;	/* "" on a real host */
 	char *id;		/* the container's id, for messages (malloc'ed) */
@@ -319,8 +322,8 @@ static long card_of_pci(struct hook *h, const char *pci)
  * name that is not a card or PCI address, a device sysfs or gpumem does
  * not know, or one named twice.
  */
-static int resolve_devices(struct hook *h, const char *list, const struct gm_dev_list *devs,
-			   uint32_t *ids, size_t *n)
+static int resolve_devices(struct hook *h, const char *what, const char *list,
+			   const struct gm_dev_list *devs, uint32_t *ids, size_t *n)
 {
 	char buf[1024], err[GM_ERR_LEN], path[PATH_MAX];
 	char *tok, *save = NULL;
@@ -328,46 +331,46 @@ static int resolve_devices(struct hook *h, const char *list, const struct gm_dev
 
 	*n = 0;
 	if (strlen(list) >= sizeof(buf))
-		return failf(h, "annotation gpumem.io/devices: too long");
+		return failf(h, "%s: too long", what);
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
 		struct dev_spec spec;
 		long card;
 
 		if (parse_device(tok, &spec, err, sizeof(err)) < 0)
-			return failf(h, "annotation gpumem.io/devices: %s", err);
+			return failf(h, "%s: %s", what, err);
 		if (spec.by_id && strncmp(tok, "card", 4) != 0)
-			return failf(h, "annotation gpumem.io/devices: '%s': name a card as cardN or "
-				     "by its PCI address", tok);
+			return failf(h, "%s: '%s': name a card as cardN or by its PCI "
+				     "address", what, tok);
 		if (spec.by_id) {
 			card = spec.id;
 			snprintf(path, sizeof(path), "%s/sys/class/drm/card%ld", h->sysroot, card);
 			if (access(path, F_OK) < 0)
-				return failf(h, "annotation gpumem.io/devices: no device %s (%s)",
+				return failf(h, "%s: no device %s (%s)", what,
 					     tok, path);
 		} else {
 			if (!strchr(spec.name, ':') || !strchr(spec.name, '.'))
-				return failf(h, "annotation gpumem.io/devices: '%s' is not cardN or a "
-					     "PCI address", tok);
+				return failf(h, "%s: '%s' is not cardN or a PCI address",
+					     what, tok);
 			card = card_of_pci(h, spec.name);
 			if (card < 0)
-				return failf(h, "annotation gpumem.io/devices: no DRM card at PCI "
-					     "address %s", spec.name);
+				return failf(h, "%s: no DRM card at PCI address %s",
+					     what, spec.name);
 		}
 		if (!gm_dev_find(devs, (uint32_t)card))
-			return failf(h, "annotation gpumem.io/devices: card%ld (%s) is not a device "
-				     "gpumem accounts", card, tok);
+			return failf(h, "%s: card%ld (%s) is not a device gpumem "
+				     "accounts", what, card, tok);
 		for (i = 0; i < *n; i++)
 			if (ids[i] == (uint32_t)card)
-				return failf(h, "annotation gpumem.io/devices: card%ld named twice",
+				return failf(h, "%s: card%ld named twice", what,
 					     card);
 		if (*n == MAX_DEVS)
-			return failf(h, "annotation gpumem.io/devices: more than %d devices",
+			return failf(h, "%s: more than %d devices", what,
 				     MAX_DEVS);
 		ids[(*n)++] = (uint32_t)card;
 	}
 	if (!*n)
-		return failf(h, "annotation gpumem.io/devices: empty");
+		return failf(h, "%s: empty", what);
 	return 0;
 }
 
@@ -452,7 +455,8 @@ static int apply(struct hook *h, const struct gm_policy_decision *d, const char 
 			      gm_nl_strerror(&nl, why, sizeof(why)));
 			goto out;
 		}
-		if (resolve_devices(h, d->devices, &devs, ids, &n) < 0)
+		if (resolve_devices(h, d->devices == cdi_devices ? "--device" :
+				    "annotation gpumem.io/devices", d->devices, &devs, ids, &n) < 0)
 			goto out;
 	}
 	if (d->ctr.set) {
@@ -534,6 +538,11 @@ static int run(struct hook *h, const char *policy_path, bool policy_given)
 		failf(h, "%s", err);
 		goto out;
 	}
+	/* the devices the runtime gave (CDI) are limited, whatever an annotation names */
+	if (*cdi_devices && d.ctr.set) {
+		d.devices = cdi_devices;
+		d.ctr_all.set = false;
+	}
 	if (!d.ctr.set && !d.pod.set) {
 		ret = 0;	/* nothing to limit */
 		goto out;
@@ -574,6 +583,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "fail-open", no_argument, NULL, 'F' },
 		{ "policy", required_argument, NULL, 'P' },
+		{ "device", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -584,6 +594,7 @@ int main(int argc, char **argv)
 	struct hook h = { .sysroot = getenv("GPUMEM_SYSROOT") };
 	const char *policy = GM_POLICY_PATH;
 	bool policy_given = false;
+	size_t dl;
 	int c;
 
 	opterr = 0;
@@ -595,6 +606,15 @@ int main(int argc, char **argv)
 		case 'P':
 			policy = optarg;
 			policy_given = true;
+			break;
+		case 'D':
+			dl = strlen(cdi_devices);
+			if (dl + strlen(optarg) + 2 > sizeof(cdi_devices)) {
+				fprintf(stderr, "gpumem-oci-hook: too many --device\n");
+				return 2;
+			}
+			snprintf(cdi_devices + dl, sizeof(cdi_devices) - dl, "%s%s", dl ? "," : "",
+				 optarg);
 			break;
 		case 'h':
 			fputs(help, stdout);

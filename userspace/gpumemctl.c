@@ -49,6 +49,8 @@ static const char main_help[] =
 	"  policy check [--policy FILE] POD-OR-STATE\n"
 	"                             the limits the node policy and a pod's or\n"
 	"                             container's annotations give it (no module)\n"
+	"  cdi generate [-o FILE]     a CDI spec of the GPUs (gpumem.io/gpu=PCI),\n"
+	"                             each with gpumem-oci-hook (no module)\n"
 	"  help [COMMAND]             this help, or a command's\n"
 	"\n"
 	"Options (also accepted after COMMAND):\n"
@@ -81,6 +83,7 @@ static const struct {
 	{ "limit", cmd_limit },
 	{ "watch", cmd_watch },
 	{ "policy", cmd_policy },
+	{ "cdi", cmd_cdi },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(*commands))

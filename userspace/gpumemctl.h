@@ -45,6 +45,7 @@ int cmd_limit(int argc, char **argv, struct gm_opts *o);
 int cmd_cgroups(int argc, char **argv, struct gm_opts *o);
 int cmd_watch(int argc, char **argv, struct gm_opts *o);
 int cmd_policy(int argc, char **argv, struct gm_opts *o);
+int cmd_cdi(int argc, char **argv, struct gm_opts *o);
 
 /* --- helpers for the subcommands (gpumemctl.c) --- */
 

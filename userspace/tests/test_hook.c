@@ -331,6 +331,21 @@ static void test_hook_policy(const char *hook)
 	result(refused(&r, "abc", "is not a pod's cgroup: a pod limit has nowhere to go") &&
 	       st[0] == '\0', "hook policy: pod limit without a pod cgroup: refused (%s)", said(&r));
 
+	/* a CDI spec's hook: --device, the runtime's, wins over gpumem.io/devices */
+	if (put_policy("[defaults]\nvram.max = 1G\n") < 0)
+		result(0, "hook policy: cannot rewrite the policy file");
+	run_hook(hook, oci_state(state, sizeof(state), "cdi", 4242, "bundle-a",
+				 "\"gpumem.io/devices\":\"card1\""), NULL,
+		 ARGS("--device", "0000:00:02.0"), &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set card0 ok\nlimit %" PRIu64 " card0 0 1073741824 - 0\n",
+		 id_a);
+	result(r.status == 0, "hook --device: exit 0 (%s)", said(&r));
+	eq_str("hook --device PCI: the policy's max on exactly that device", st, want);
+	run_hook(hook, oci_state(state, sizeof(state), "cdi", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, ARGS("--device", "0000:00:09.0"), &r, st, sizeof(st));
+	result(refused(&r, "cdi", "no DRM card at PCI address 0000:00:09.0") && st[0] == '\0',
+	       "hook --device: a device that is not there: refused (%s)", said(&r));
+
 	/* the policy file itself: bad, writable by others, named and missing */
 	if (put_policy("[defaults]\nvram.max = 1G\nvram.maxx = 2G\n") < 0)
 		result(0, "hook policy: cannot rewrite the policy file");
