@@ -34,11 +34,15 @@
 #                        the runtime's io.kubernetes.pod.namespace): each
 #                        its own max, the pod's cgroup the namespace's
 #                        pod-vram.max; together they are denied beyond it
+#   oci-hook-cdi-device  the hook as a CDI spec runs it (--device PCI): the
+#                        policy's max on exactly that device, whatever
+#                        gpumem.io/devices names
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="oci-hook-limit oci-hook-deny oci-hook-event oci-hook-unlimited oci-hook-two
-oci-hook-malformed oci-hook-policy-default oci-hook-policy-ceiling oci-hook-policy-pod"
+oci-hook-malformed oci-hook-policy-default oci-hook-policy-ceiling oci-hook-policy-pod
+oci-hook-cdi-device"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -256,10 +260,21 @@ tc_eq "the pod's usage" "$(cg_usage "/gpumem-oci/$POD" all)" $((3 * MiB))
 stop_ctr ctrf
 stop_ctr ctrg
 tc_end
+# what a CDI runtime runs for gpumem.io/gpu=<qxl's PCI address>: the hook
+# with --device (gpumemctl cdi generate's spec, its host check cdi-spec)
+tc_begin oci-hook-cdi-device
+HOOK_ARGS=", \"--policy\", \"$POLICY\", \"--device\", \"$pci\""
+bundle ctrh '"gpumem.io/devices": "card9"' '"hold", "-n", "3", "-s", "1M", "-t", "600", "-c", "gm-oci-h"'
+start ctrh || tc_fail "container ctrh did not start: $(why ctrh)"
+ev_check "$(lim ctrh)" device="$qxl" max=$((2 * MiB)) mode=enforce
+tc_eq "limits of /gpumem-oci/ctrh (qxl only)" "$(lim ctrh | grep -c .)" 1
+tc_eq "ctrh got/denied" "$(out_total ctrh ok) $(out_total ctrh denied)" "2 1"
+stop_ctr ctrh
+tc_end
 HOOK_ARGS=
 
 # every container gone (crun delete -f kills what is left and removes its cgroup)
-for c in ctra ctrb ctrc ctrbad ctrd ctre ctrf ctrg; do
+for c in ctra ctrb ctrc ctrbad ctrd ctre ctrf ctrg ctrh; do
 
 	"$CRUN" --root "$CRUN_ROOT" delete -f "$c" >/dev/null 2>&1
 done
