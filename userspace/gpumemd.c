@@ -61,11 +61,17 @@ static const char usage[] =
 	"  -C, --cgroupns PATH       enter the cgroup namespace PATH first (e.g.\n"
 	"                            /proc/1/ns/cgroup in a hostPID pod): process\n"
 	"                            cgroup paths are then the host's\n"
+	"  --process-metrics auto|on|off\n"
+	"                            per-process series: auto (default) while the node\n"
+	"                            has at most 500 process rows, else only the\n"
+	"                            per-cgroup (pod, container) ones\n"
 	"  -1, --once                print the metrics to stdout once and exit\n"
 	"  -h, --help                this text\n"
 	"  -V, --version             the version\n";
 
 static volatile sig_atomic_t stop;
+/* what a scrape writes (command line; read by the HTTP and textfile threads) */
+static struct gd_scrape_opts scrape_opts = { .procs = GD_PROCS_AUTO };
 
 static void on_signal(int sig)
 {
@@ -105,7 +111,7 @@ static char *render(size_t *len)
 
 	if (!f)
 		return NULL;
-	gd_scrape(f, &events);
+	gd_scrape(f, &events, &scrape_opts);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -448,6 +454,7 @@ int main(int argc, char **argv)
 		{ "no-events", no_argument, NULL, 'E' },
 		{ "cgroupns", required_argument, NULL, 'C' },
 		{ "once", no_argument, NULL, '1' },
+		{ "process-metrics", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -462,7 +469,7 @@ int main(int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:Lt:i:EC:1hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:Lt:i:EC:1hVP:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			listen = optarg;
@@ -494,6 +501,18 @@ int main(int argc, char **argv)
 		case '1':
 			once = true;
 			break;
+		case 'P':
+			if (strcmp(optarg, "auto") == 0) {
+				scrape_opts.procs = GD_PROCS_AUTO;
+			} else if (strcmp(optarg, "on") == 0) {
+				scrape_opts.procs = GD_PROCS_ON;
+			} else if (strcmp(optarg, "off") == 0) {
+				scrape_opts.procs = GD_PROCS_OFF;
+			} else {
+				note("--process-metrics %s: auto, on or off", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -517,7 +536,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (once) {
-		gd_scrape(stdout, NULL);
+		gd_scrape(stdout, NULL, &scrape_opts);
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
 	if (!listen && !textfile) {

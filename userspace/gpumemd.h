@@ -57,10 +57,25 @@ struct gd_events {
  */
 int gd_events_init(struct gd_events *ev);
 
+/* Which per-process series a scrape writes (--process-metrics). */
+enum gd_process_metrics {
+	GD_PROCS_AUTO,	/* while the node has at most GD_PROCS_AUTO_MAX process rows */
+	GD_PROCS_ON,
+	GD_PROCS_OFF,	/* none: the per-cgroup (pod, container) series only */
+};
+
+#define GD_PROCS_AUTO_MAX 500	/* also in gpumem_process_metrics' HELP */
+
+/* How a scrape is made. */
+struct gd_scrape_opts {
+	enum gd_process_metrics procs;
+};
+
 /**
  * gd_scrape() - look at the kernel afresh and write the Prometheus text
  * @f: where the text goes
  * @ev: the event counters (NULL: none are written)
+ * @opts: what to write (NULL: the defaults)
  *
  * A new netlink connection per call. gpumem_up is 1 when the family answered
  * a device dump, 0 when it is not registered (the module is not loaded) or
@@ -70,6 +85,6 @@ int gd_events_init(struct gd_events *ev);
  *
  * Return: 1 if gpumem was up, 0 if not.
  */
-int gd_scrape(FILE *f, struct gd_events *ev);
+int gd_scrape(FILE *f, struct gd_events *ev, const struct gd_scrape_opts *opts);
 
 #endif

@@ -117,18 +117,39 @@ static const struct gm_field limit_denied = {
 };
 
 /* The processes (charged view), as gpumemctl export writes them, with pod labels. */
-static int write_procs(FILE *f, struct gm_nl *nl)
+/*
+ * The per-process families, as mode says: off, none (not even a dump);
+ * auto, only while the node has at most GD_PROCS_AUTO_MAX process rows
+ * (beyond, a series per process and device would grow without bound:
+ * the per-cgroup families hold the same bytes per pod and container).
+ * gpumem_process_metrics says whether they are in this scrape.
+ */
+static int write_procs(FILE *f, struct gm_nl *nl, enum gd_process_metrics mode)
 {
 	struct gm_proc_filter all = { 0 };
 	struct gm_fields base = gm_proc_fieldset(false, true), fs;
 	struct gm_proc_list procs;
 	struct proc_row *rows;
+	bool on;
 	size_t i;
 	int ret;
 
+	prom_family(f, "gpumem_process_metrics",
+		    "1 if this scrape has the per-process families (--process-metrics; auto: "
+		    "at most 500 process rows), 0 if not.", "gauge");
+	if (mode == GD_PROCS_OFF) {
+		fprintf(f, "gpumem_process_metrics 0\n");
+		return 0;
+	}
 	ret = gm_get_procs(nl, &all, &procs);
 	if (ret < 0)
 		return ret;
+	on = mode == GD_PROCS_ON || procs.n <= GD_PROCS_AUTO_MAX;
+	fprintf(f, "gpumem_process_metrics %d\n", on ? 1 : 0);
+	if (!on) {
+		gm_proc_list_free(&procs);
+		return 0;
+	}
 	gm_procs_sort(&procs);
 	rows = calloc(procs.n ? procs.n : 1, sizeof(*rows));
 	if (!rows || fieldset_plus(&fs, &base, proc_kube, 2) < 0) {
@@ -316,8 +337,29 @@ static void note_failure(struct gm_nl *nl, const char *what)
 	fprintf(stderr, "gpumemd: scrape: %s: %s\n", what, gm_nl_strerror(nl, buf, sizeof(buf)));
 }
 
-int gd_scrape(FILE *f, struct gd_events *ev)
+/*
+ * gpumem_device_info: one series per device, its card name with its stable
+ * PCI address (the bus id) and driver, to join on when cardN renumbers.
+ */
+static void write_device_info(FILE *f, const struct gm_dev_list *devs)
 {
+	struct prom_label l[3] = { { "device", NULL }, { "driver", NULL }, { "pci", NULL } };
+	size_t i;
+
+	prom_family(f, "gpumem_device_info",
+		    "One series per device: its card name, driver and bus id (PCI address, "
+		    "stable across reboots), value 1.", "gauge");
+	for (i = 0; i < devs->n; i++) {
+		l[0].value = devs->v[i].name;
+		l[1].value = devs->v[i].driver;
+		l[2].value = devs->v[i].unique;
+		prom_sample(f, "gpumem_device_info", l, 3, 1);
+	}
+}
+
+int gd_scrape(FILE *f, struct gd_events *ev, const struct gd_scrape_opts *opts)
+{
+	static const struct gd_scrape_opts defaults = { .procs = GD_PROCS_AUTO };
 	struct gm_nl nl = { 0 };
 	struct gm_dev_list devs;
 	struct gm_dev_row *dev_rows = NULL;
@@ -343,8 +385,9 @@ int gd_scrape(FILE *f, struct gd_events *ev)
 		else
 			errors++;
 		free(dev_rows);
+		write_device_info(f, &devs);
 		gm_dev_list_free(&devs);
-		if (write_procs(f, &nl) < 0) {
+		if (write_procs(f, &nl, (opts ? opts : &defaults)->procs) < 0) {
 			note_failure(&nl, "processes");
 			errors++;
 		}

@@ -57,6 +57,36 @@ gpumemd_checks() {
 	fi
 	gpumemd_events "$u" "$d"
 	gpumemd_http "$u" "$d"
+	gpumemd_cardinality "$u" "$d"
+}
+
+# gpumemd-cardinality: gpumem_device_info, one series per device with its
+# PCI address; --process-metrics: auto writes the per-process families for
+# the fake kernel's 5 processes and none for 605 (GM_FAKE_PROCS=600), on
+# writes all 605 x 2 regions, off none (the cgroup families stay)
+gpumemd_cardinality() {
+	local u=$1 d=$2 info want='gpumem_device_info{device="card0",driver="qxl",pci="0000:00:02.0"} 1
+gpumem_device_info{device="card1",driver="bochs-drm",pci="0000:00:03.0"} 1
+gpumem_device_info{device="card2",driver="vgem",pci="vgem"} 1'
+	count() { grep -c '^gpumem_process_bytes{' "$1"; }
+	(cd "$u" && ./tests/gpumemd-fake --once >"$d/c-auto.prom" &&
+		GM_FAKE_PROCS=600 ./tests/gpumemd-fake --once >"$d/c-many.prom" &&
+		GM_FAKE_PROCS=600 ./tests/gpumemd-fake --once --process-metrics on >"$d/c-on.prom" &&
+		./tests/gpumemd-fake --once --process-metrics off >"$d/c-off.prom")
+	info=$(grep '^gpumem_device_info' "$d/c-auto.prom")
+	if [ "$info" != "$want" ]; then
+		fail gpumemd-cardinality "gpumem_device_info: $(tr '\n' ' ' <<<"$info")"
+	elif [ "$(count "$d/c-auto.prom") $(count "$d/c-many.prom") $(count "$d/c-on.prom") $(count "$d/c-off.prom")" != "10 0 1210 0" ]; then
+		fail gpumemd-cardinality "process series auto/auto-600/on-600/off: $(count "$d/c-auto.prom") $(count "$d/c-many.prom") $(count "$d/c-on.prom") $(count "$d/c-off.prom"), want 10 0 1210 0"
+	elif ! grep -qx 'gpumem_process_metrics 1' "$d/c-auto.prom" ||
+		! grep -qx 'gpumem_process_metrics 0' "$d/c-many.prom" ||
+		! grep -qx 'gpumem_process_metrics 0' "$d/c-off.prom" ||
+		! grep -q '^gpumem_cgroup_usage_bytes{' "$d/c-off.prom" ||
+		! promtool check metrics <"$d/c-many.prom" >/dev/null 2>&1; then
+		fail gpumemd-cardinality "gpumem_process_metrics, the cgroup families or promtool"
+	else
+		pass gpumemd-cardinality
+	fi
 }
 
 # gpumemd-events: the fake kernel's event script (GM_FAKE=watch: 5 events, a
