@@ -55,6 +55,7 @@ OCI=$GM_CGROOT/gpumem-oci
 rmdir "$OCI"/* "$OCI" 2>/dev/null
 mkcgroup "$OCI" || fail_all "cannot create cgroup $OCI"
 CRUN_ROOT=$GM_TMP/crun
+HOOK_ARGS=	# more JSON strings for the hook's args (the policy cases)
 mkdir -p "$CRUN_ROOT"
 
 # The container image: quota-alloc and nothing else; /dev/dri bound in.
