@@ -24,7 +24,7 @@ if ! ls "$GPUMEM_CACHE/debs/source/linux-source-6.12_${ver//:/%3a}_all.deb" >/de
 	rm -f "$GPUMEM_CACHE"/debs/source/linux-source-6.12_*.deb
 	(cd "$GPUMEM_CACHE/debs/source" && apt-get download -q "linux-source-6.12=$ver" >/dev/null)
 fi
-if [ "$(cat "$src/.version" 2>/dev/null)" != "$ver" ]; then
+if [ "$(cat "$src/.gpumem-source-version" 2>/dev/null)" != "$ver" ]; then
 	log "unpacking linux-source-6.12 $ver"
 	rm -rf "$src" "$src.tmp"; mkdir -p "$src.tmp"
 	dpkg-deb --fsys-tarfile "$GPUMEM_CACHE"/debs/source/linux-source-6.12_*.deb |
@@ -33,7 +33,7 @@ if [ "$(cat "$src/.version" 2>/dev/null)" != "$ver" ]; then
 	mv "$src.tmp"/usr/src/linux-source-6.12 "$src" 2>/dev/null ||
 		mv "$(find "$src.tmp" -maxdepth 3 -type d -name 'linux-source-6.12*' | head -n1)" "$src"
 	rm -rf "$src.tmp"
-	echo "$ver" > "$src/.version"
+	echo "$ver" > "$src/.gpumem-source-version"
 fi
 
 log "configuring and building the test kernel (about 16 minutes on 2 cores when cold)"
