@@ -197,6 +197,18 @@ else
 	log "mkinitramfs $series: no /usr/bin/crun (apt-get install crun): 77-oci-hook will fail"
 fi
 
+# Debian's podman with conmon and runc (setup-host.sh installs them), for
+# tests/guest/77-podman.sh: a real container engine with its own cgroup
+# manager running gpumem-oci-hook from hooks.d and from a CDI spec, on crun
+# and on runc (about +10 MB compressed).
+for b in /usr/bin/podman /usr/bin/conmon /usr/sbin/runc; do
+	if [ -x "$b" ]; then
+		cp_same "$b"
+	else
+		log "mkinitramfs $series: no $b (scripts/setup-host.sh): 77-podman will fail"
+	fi
+done
+
 mkdir -p "$(dirname "$outfile")"
 (cd "$tmp" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet --reproducible -R 0:0) | gzip -1 > "$outfile.tmp.$$"
