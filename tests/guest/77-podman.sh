@@ -47,6 +47,8 @@ cat >"$P/containers.conf" <<EOF
 [containers]
 netns = "none"
 [engine]
+# the guest's / is the initramfs (rootfs), which pivot_root refuses
+no_pivot_root = true
 cgroup_manager = "cgroupfs"
 events_logger = "none"
 tmp_dir = "$P/tmp"
