@@ -89,6 +89,28 @@ static inline void gpumem_set_bdev_funcs(struct ttm_device *bdev,
 }
 
 /**
+ * gpumem_restore_bdev_funcs() - point a TTM device back at its own table
+ * @bdev: the device
+ * @ours: the table gpumem pointed it at
+ * @orig: the table it had before
+ *
+ * Only while @bdev still points at @ours (see gpumem_ttm_unhook()).
+ *
+ * Return: whether it did.
+ */
+static inline bool gpumem_restore_bdev_funcs(struct ttm_device *bdev,
+					     const struct ttm_device_funcs *ours,
+					     const struct ttm_device_funcs *orig)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return cmpxchg(&bdev->funcs, ours, orig) == ours;
+#else
+	return cmpxchg(&bdev->funcs, (struct ttm_device_funcs *)ours,
+		       (struct ttm_device_funcs *)orig) == ours;
+#endif
+}
+
+/**
  * gpumem_file_get_pid() - reference the process a DRM file belongs to
  * @file: the DRM file; caller holds &drm_device.filelist_mutex
  *

@@ -220,6 +220,10 @@ static int gpumem_add_dev(struct device *dev)
 		gpumem_listeners_call(gdev, true);
 
 	mutex_lock(&gpumem_registry_lock);
+	/* the first device of a drm_device counts its clients (discover.h) */
+	list_for_each_entry(pos, &gpumem_devices, node)
+		if (pos->drm == ddev)
+			gdev->drm_alias = true;
 	list_for_each_entry(pos, &gpumem_devices, node)
 		if (pos->minor > gdev->minor)
 			break;
@@ -245,13 +249,27 @@ static void gpumem_remove_dev(struct device *dev)
 
 	if (!minor)
 		return;
-	/* Blocks until a walk in progress is done with the device. */
+	/*
+	 * Blocks until a walk in progress is done with the device. Found by
+	 * its minor: several minors may lead to one drm_device (amdgpu's
+	 * partitions), and a minor's dev may have changed since it was added
+	 * (amdgpu points a partition's minors at the device of the whole GPU).
+	 */
 	mutex_lock(&gpumem_registry_lock);
 	list_for_each_entry(gdev, &gpumem_devices, node) {
-		if (gdev->drm == minor->dev) {
+		if (gdev->minor == minor->index) {
 			list_del(&gdev->node);
 			found = gdev;
 			break;
+		}
+	}
+	/* another minor of its drm_device counts the clients from now on */
+	if (found && !found->drm_alias) {
+		list_for_each_entry(gdev, &gpumem_devices, node) {
+			if (gdev->drm == found->drm) {
+				gdev->drm_alias = false;
+				break;
+			}
 		}
 	}
 	mutex_unlock(&gpumem_registry_lock);

@@ -15,6 +15,7 @@
 struct drm_device;
 struct ttm_device;
 struct gpumem_driver_info;
+struct gpumem_ttm_hook;
 
 /**
  * struct gpumem_device - one DRM device gpumem tracks
@@ -33,6 +34,15 @@ struct gpumem_driver_info;
  * @frag: the free space of each region when last read (walk.c's; under
  *	the registry lock)
  * @frag_read: jiffies of that reading, 0 before the first
+ * @drm_alias: another listed device has the same @drm (amdgpu's partition
+ *	minors): its clients and buffers are that device's, counted there
+ *	(under the registry lock)
+ * @ttm_hook: the hook of @bdev this device is a user of (hooks.c's, under
+ *	its gpumem_hooks_lock)
+ * @hook_node: entry in that hook's users (likewise)
+ * @ttm_alias: another device is charged for @bdev (hooks.c: the first to
+ *	hook it): the managers' use is reported there, not here (written
+ *	under gpumem_hooks_lock, read with READ_ONCE())
  */
 struct gpumem_device {
 	struct list_head node;
@@ -45,6 +55,10 @@ struct gpumem_device {
 	char name[16];
 	struct gpumem_frag frag[GPUMEM_REGION_COUNT];
 	unsigned long frag_read;
+	bool drm_alias;
+	struct gpumem_ttm_hook *ttm_hook;
+	struct list_head hook_node;
+	bool ttm_alias;
 };
 
 /**

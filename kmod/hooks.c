@@ -8,23 +8,56 @@
  * TTM would evict other cgroups' buffers (or the offender's own, uncharging
  * it) until the denied placement fits.
  *
+ * One hook per TTM device, and one per manager: several gpumem devices may
+ * lead to one TTM device (amdgpu's partitions, MI300-class XCP: several
+ * primary minors whose dev is the drm_device of the whole GPU; or several
+ * drm_devices sharing a TTM device). The first device to find the TTM
+ * device hooks it (struct gpumem_ttm_hook); the others join the hook as
+ * users and wrap nothing; a manager whose table is already gpumem's is
+ * never wrapped again (a wrapper finds its hook through man->func: a
+ * second wrapping would call itself for ever). The last user to go
+ * unhooks.
+ *
+ * Which device is charged: every placement on a TTM device's managers is
+ * charged to its charging device, the first user of its hook (for amdgpu,
+ * the whole GPU's card: it registers before its partitions, which go
+ * first). Its device row shows the managers' use; the other users' rows
+ * show none (gpumem_device.ttm_alias), so nothing is counted twice. When
+ * the charging device goes before the others, the next user is charged
+ * from then on (gpumem_hooks_detach()).
+ *
+ * Tables wrapped after gpumem: when the last user goes, a table is put back
+ * only if the device or manager still points at gpumem's copy. If
+ * something else changed the pointer after gpumem (its table calls
+ * gpumem's copy), gpumem's copy stays where it is, is never freed, and
+ * passes every call straight to the driver's; gpumem then takes a
+ * reference on itself so that it cannot be unloaded under that caller
+ * (at module exit it is too late for that: it says so in the log).
+ *
  * Lifetime: a wrapper may be running, or about to run, when its table is
  * restored. Every wrapper finds its hook under rcu_read_lock() and takes a
- * reference on its device's in-flight count (struct gpumem_hook_dev, a
+ * reference on its TTM device's in-flight count (struct gpumem_ttm_hook, a
  * percpu_ref) before it leaves that section, and holds it for its whole
  * run; once the count is killed, a wrapper that comes late gets no
- * reference and passes the call straight to the driver. Detaching a device
- * restores its pointers, kills its count, waits for an RCU-tasks grace
+ * reference and passes the call straight to the driver. Unhooking
+ * restores the pointers, kills the count, waits for an RCU-tasks grace
  * period (every task that loaded an old pointer has passed its tryget:
  * nothing between the load and the tryget can sleep), waits for the
  * references taken before the kill (other devices' traffic, and calls that
  * start later, never hold it up), and then frees the copies. Module exit
  * waits for another RCU-tasks grace period (the wrappers' last
- * instructions) before the text goes away.
+ * instructions) before the text goes away. A device unbound while hooked
+ * removes its minors (each a user going, the last one unhooks) before its
+ * TTM device is torn down.
  *
- * Locking: gpumem_hooks (RCU list) is changed under gpumem_hooks_lock; the
- * wrappers read it under rcu_read_lock(). The eviction guard has its own
- * lock (evict_guard.c).
+ * Locking: gpumem_ttm_hooks and gpumem_man_hooks (RCU lists), every hook's
+ * users and which one is charged are changed under gpumem_hooks_lock (a
+ * mutex, taken only when a device comes or goes); the wrappers take no
+ * lock to find their hook: man->func or bdev->funcs points at the hook's
+ * own copy (the lists are read under rcu_read_lock() only for a table
+ * restored meanwhile or wrapped by something else), and they read the
+ * charged minor with READ_ONCE(). The eviction guard has its own lock
+ * (evict_guard.c).
  */
 #include <linux/atomic.h>
 #include <linux/cgroup.h>
@@ -62,10 +95,23 @@ module_param_cb(threshold_pct, &gpumem_pct_ops, &threshold_pct, 0644);
 MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use crosses this percentage (0: off, default 80)");
 
 /**
- * struct gpumem_hook_dev - the wrappers of one device, as a whole
+ * struct gpumem_ttm_hook - the wrappers of one TTM device, as a whole
+ * @node: entry in gpumem_ttm_hooks
+ * @rcu: for freeing after the readers of the list
  * @inflight: every wrapper of the device holds a reference while it runs
  * @drained: completed when the killed count has no reference left
- * @gdev: the device
+ * @bdev: the TTM device
+ * @orig: its original function table
+ * @funcs: the copy bdev->funcs points to while hooked (unless the device's
+ *	eviction callback was already gpumem's: then unused)
+ * @users: the gpumem devices that lead to @bdev (gpumem_device.hook_node),
+ *	in the order they were hooked; the first is the charging device.
+ *	Under gpumem_hooks_lock
+ * @minor: the charging device's minor: every placement on the device's
+ *	managers is charged to it (written under gpumem_hooks_lock, read by
+ *	the wrappers with READ_ONCE())
+ * @stranded: something wrapped a table of ours after us when the last
+ *	user went: ours stays in place, passing calls through (never freed)
  * @threshold_above: bit per region: its use is above threshold_pct (atomic
  *	bit operations)
  * @tmans: per region, the managers of known capacity (@ntmans of them),
@@ -80,10 +126,17 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @frag_last_at: jiffies of the last one (a buffer freed and another made
  *	at its address a second later is another request)
  */
-struct gpumem_hook_dev {
+struct gpumem_ttm_hook {
+	struct list_head node;
+	struct rcu_head rcu;
 	struct percpu_ref inflight;
 	struct completion drained;
-	struct gpumem_device *gdev;
+	struct ttm_device *bdev;
+	const struct ttm_device_funcs *orig;
+	struct ttm_device_funcs funcs;
+	struct list_head users;
+	int minor;
+	bool stranded;
 	unsigned long threshold_above;
 	struct ttm_resource_manager *tmans[GPUMEM_REGION_COUNT][TTM_NUM_MEM_TYPES];
 	unsigned int ntmans[GPUMEM_REGION_COUNT];
@@ -101,8 +154,7 @@ struct gpumem_hook_dev {
  * @man: the manager
  * @orig: its original function table
  * @funcs: the copy man->func points to while hooked
- * @gdev: the device
- * @hdev: the device's wrappers as a whole
+ * @hk: the TTM device's wrappers as a whole
  * @region: enum gpumem_region of the manager
  * @counted: its placements are charged (VRAM, GTT; not TTM's system
  *	manager, hooked only so that owners travel, see charge.c)
@@ -114,46 +166,28 @@ struct gpumem_man_hook {
 	struct ttm_resource_manager *man;
 	const struct ttm_resource_manager_func *orig;
 	struct ttm_resource_manager_func funcs;
-	struct gpumem_device *gdev;
-	struct gpumem_hook_dev *hdev;
+	struct gpumem_ttm_hook *hk;
 	u8 region;
 	bool counted;
 	u64 capacity;
 };
 
-/**
- * struct gpumem_bdev_hook - one wrapped TTM device (eviction guard)
- * @node: entry in gpumem_bdev_hooks
- * @rcu: for freeing after the readers of the list
- * @bdev: the device
- * @orig: its original function table
- * @funcs: the copy bdev->funcs points to while hooked
- * @gdev: the gpumem device
- * @hdev: the device's wrappers as a whole (owned by this hook)
- */
-struct gpumem_bdev_hook {
-	struct list_head node;
-	struct rcu_head rcu;
-	struct ttm_device *bdev;
-	const struct ttm_device_funcs *orig;
-	struct ttm_device_funcs funcs;
-	struct gpumem_device *gdev;
-	struct gpumem_hook_dev *hdev;
-};
-
 static LIST_HEAD(gpumem_man_hooks);	/* RCU; changed under gpumem_hooks_lock */
-static LIST_HEAD(gpumem_bdev_hooks);	/* RCU; changed under gpumem_hooks_lock */
+static LIST_HEAD(gpumem_ttm_hooks);	/* RCU; changed under gpumem_hooks_lock */
 static DEFINE_MUTEX(gpumem_hooks_lock);
 static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 			     struct ttm_buffer_object *bo,
 			     const struct ttm_place *place,
 			     struct ttm_resource **res);
+static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
+					  const struct ttm_place *place);
 
 /*
  * @man's hook, under rcu_read_lock(). O(1) while @man is hooked: man->func
  * is then the hook's own copy (freed only after a grace period that follows
  * the restore of man->func); the list is searched only for a manager whose
- * table was restored meanwhile (its wrapper was already running).
+ * table was restored meanwhile (its wrapper was already running), or that
+ * something else wrapped after gpumem (its table calls ours).
  */
 static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager *man)
 {
@@ -172,7 +206,7 @@ static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager 
 }
 
 /*
- * @man's hook with a reference on its device's count, or NULL when the
+ * @man's hook with a reference on its TTM device's count, or NULL when the
  * device is being detached: then *@orig is the driver's table to pass the
  * call to (NULL if @man has no hook at all, which cannot happen).
  */
@@ -185,25 +219,33 @@ gpumem_man_hook_get(struct ttm_resource_manager *man,
 	rcu_read_lock();
 	h = gpumem_man_hook_find(man);
 	*orig = h ? h->orig : NULL;
-	if (h && !percpu_ref_tryget_live(&h->hdev->inflight))
+	if (h && !percpu_ref_tryget_live(&h->hk->inflight))
 		h = NULL;
 	rcu_read_unlock();
 	return h;
 }
 
 /* Likewise for @bdev's hook and the driver's ttm_device_funcs. */
-static struct gpumem_bdev_hook *
-gpumem_bdev_hook_get(struct ttm_device *bdev,
-		     const struct ttm_device_funcs **orig)
+static struct gpumem_ttm_hook *
+gpumem_ttm_hook_get(struct ttm_device *bdev,
+		    const struct ttm_device_funcs **orig)
 {
-	struct gpumem_bdev_hook *h, *found = NULL;
+	const struct ttm_device_funcs *f;
+	struct gpumem_ttm_hook *hk, *found = NULL;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(h, &gpumem_bdev_hooks, node)
-		if (h->bdev == bdev)
-			found = h;
+	f = READ_ONCE(bdev->funcs);
+	if (f->eviction_valuable == gpumem_hook_eviction_valuable) {
+		hk = container_of(f, struct gpumem_ttm_hook, funcs);
+		if (likely(hk->bdev == bdev))
+			found = hk;
+	}
+	if (!found)
+		list_for_each_entry_rcu(hk, &gpumem_ttm_hooks, node)
+			if (hk->bdev == bdev)
+				found = hk;
 	*orig = found ? found->orig : NULL;
-	if (found && !percpu_ref_tryget_live(&found->hdev->inflight))
+	if (found && !percpu_ref_tryget_live(&found->inflight))
 		found = NULL;
 	rcu_read_unlock();
 	return found;
@@ -211,10 +253,10 @@ gpumem_bdev_hook_get(struct ttm_device *bdev,
 
 static void gpumem_hook_dev_drained(struct percpu_ref *ref)
 {
-	struct gpumem_hook_dev *hdev =
-		container_of(ref, struct gpumem_hook_dev, inflight);
+	struct gpumem_ttm_hook *hk =
+		container_of(ref, struct gpumem_ttm_hook, inflight);
 
-	complete(&hdev->drained);
+	complete(&hk->drained);
 }
 
 /* Report a device region crossing its threshold (@usage after @requested). */
@@ -248,27 +290,27 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 				   bool alloc)
 {
 	unsigned int pct = READ_ONCE(threshold_pct);
-	struct gpumem_hook_dev *hdev = h->hdev;
+	struct gpumem_ttm_hook *hk = h->hk;
 	u64 usage = 0, cap, limit;
 	unsigned int i, n;
 
 	if (!pct)
 		return;
 	/* pairs with gpumem_hook_manager(): @tcap covers these managers */
-	n = smp_load_acquire(&hdev->ntmans[h->region]);
+	n = smp_load_acquire(&hk->ntmans[h->region]);
 	if (!n)
 		return;
 	for (i = 0; i < n; i++)
-		usage += READ_ONCE(hdev->tmans[h->region][i]->usage);
-	cap = READ_ONCE(hdev->tcap[h->region]);
+		usage += READ_ONCE(hk->tmans[h->region][i]->usage);
+	cap = READ_ONCE(hk->tcap[h->region]);
 	limit = div_u64(cap * pct, 100);
 	if (usage <= limit) {
-		clear_bit(h->region, &hdev->threshold_above);
+		clear_bit(h->region, &hk->threshold_above);
 		return;
 	}
-	if (alloc && !test_and_set_bit(h->region, &hdev->threshold_above))
-		gpumem_threshold_event(h->gdev->minor, h->region, usage, bytes,
-				       limit);
+	if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
+		gpumem_threshold_event(READ_ONCE(hk->minor), h->region, usage,
+				       bytes, limit);
 }
 
 /*
@@ -283,7 +325,7 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 {
 	struct gpumem_quota_event ev = {
 		.type = GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
-		.minor = h->gdev->minor,
+		.minor = READ_ONCE(h->hk->minor),
 		.region = h->region,
 		.requested = bo->base.size,
 		.limit = h->capacity,
@@ -296,13 +338,13 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 	ev.usage = ttm_resource_manager_usage(h->man);
 	if (ev.usage > h->capacity || h->capacity - ev.usage < ev.requested)
 		return;		/* full: not fragmentation */
-	spin_lock(&h->hdev->frag_lock);
-	allowed = (h->hdev->frag_last != bo ||
-		   time_after(jiffies, h->hdev->frag_last_at + HZ)) &&
-		  gpumem_ratelimit_allow(&h->hdev->frag_rl, &ev.suppressed);
-	h->hdev->frag_last = bo;
-	h->hdev->frag_last_at = jiffies;
-	spin_unlock(&h->hdev->frag_lock);
+	spin_lock(&h->hk->frag_lock);
+	allowed = (h->hk->frag_last != bo ||
+		   time_after(jiffies, h->hk->frag_last_at + HZ)) &&
+		  gpumem_ratelimit_allow(&h->hk->frag_rl, &ev.suppressed);
+	h->hk->frag_last = bo;
+	h->hk->frag_last_at = jiffies;
+	spin_unlock(&h->hk->frag_lock);
 	if (!allowed)
 		return;
 	if (!(current->flags & PF_KTHREAD)) {
@@ -324,7 +366,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	struct gpumem_charge *charge = NULL;
 	struct gpumem_placement pl;
 	struct gpumem_man_hook *h;
-	int ret;
+	int minor, ret;
 
 	h = gpumem_man_hook_get(man, &orig);
 	if (!h) {	/* being detached: the driver's own allocation */
@@ -344,7 +386,9 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	}
 	pl.obj = &bo->base;
 	pl.prev = bo->resource;	/* stable: TTM holds the reservation */
-	pl.minor = h->gdev->minor;
+	/* the charging device of the TTM device (see gpumem_hooks_detach()) */
+	minor = READ_ONCE(h->hk->minor);
+	pl.minor = minor;
 	pl.region = h->region;
 	pl.bytes = bo->base.size;
 	pl.counted = h->counted;
@@ -352,14 +396,14 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	pl.bounce = !pl.counted && (place->flags & TTM_PL_FLAG_TEMPORARY);
 	/* A retry of a request just denied is decided again, reported once. */
 	pl.quiet = pl.counted &&
-		   gpumem_guard_denied_before(h->gdev->minor, place->mem_type);
+		   gpumem_guard_denied_before(minor, place->mem_type);
 	ret = gpumem_charge_new(&pl, &charge);
 	if (ret == -ENOSPC)
-		gpumem_guard_enter(h->gdev->minor, place->mem_type);
+		gpumem_guard_enter(minor, place->mem_type);
 	if (ret == -ENOMEM) {
 		/* gpumem's own failure never fails the user's allocation */
 		pr_warn_ratelimited("gpumem: out of memory: a placement of %zu bytes on device %d goes uncharged\n",
-				    bo->base.size, h->gdev->minor);
+				    bo->base.size, minor);
 		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		charge = NULL;
 		ret = 0;
@@ -377,7 +421,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	if (pl.counted)
 		gpumem_threshold_check(h, bo->base.size, true);
 out:
-	percpu_ref_put(&h->hdev->inflight);
+	percpu_ref_put(&h->hk->inflight);
 	return ret;
 }
 
@@ -396,37 +440,37 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 	}
 	h->orig->free(man, res);
 	/* a free only re-arms the event: nothing to do below the threshold */
-	if (h->counted && test_bit(h->region, &h->hdev->threshold_above))
+	if (h->counted && test_bit(h->region, &h->hk->threshold_above))
 		gpumem_threshold_check(h, 0, false);
-	percpu_ref_put(&h->hdev->inflight);
+	percpu_ref_put(&h->hk->inflight);
 }
 
 static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 					  const struct ttm_place *place)
 {
 	const struct ttm_device_funcs *orig;
-	struct gpumem_bdev_hook *found;
+	struct gpumem_ttm_hook *found;
 	bool ret;
 
-	found = gpumem_bdev_hook_get(bo->bdev, &orig);
+	found = gpumem_ttm_hook_get(bo->bdev, &orig);
 	if (!found) {	/* being detached */
 		if (orig && orig->eviction_valuable)
 			return orig->eviction_valuable(bo, place);
 		return ttm_bo_eviction_valuable(bo, place);
 	}
 	/* found stays valid: detaching waits for the references on its count */
-	if (!gpumem_guard_allows_eviction(found->gdev->minor, place->mem_type))
+	if (!gpumem_guard_allows_eviction(READ_ONCE(found->minor), place->mem_type))
 		ret = false;
 	else if (found->orig->eviction_valuable)
 		ret = found->orig->eviction_valuable(bo, place);
 	else
 		ret = ttm_bo_eviction_valuable(bo, place);
-	percpu_ref_put(&found->hdev->inflight);
+	percpu_ref_put(&found->inflight);
 	return ret;
 }
 
 static int gpumem_hook_manager(struct gpumem_device *gdev,
-			       struct gpumem_hook_dev *hdev, u32 mem_type)
+			       struct gpumem_ttm_hook *hk, u32 mem_type)
 {
 	struct ttm_resource_manager *man = ttm_manager_type(gdev->bdev, mem_type);
 	struct gpumem_man_hook *h;
@@ -434,6 +478,13 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	u64 cap = 0;
 
 	if (!man || !man->use_type || !man->func)
+		return 0;
+	/*
+	 * Never wrap a manager twice: one that is already gpumem's belongs to
+	 * another TTM device's hook too (a driver may give two TTM devices
+	 * one manager); its placements are charged where it was hooked first.
+	 */
+	if (man->func->alloc == gpumem_hook_alloc)
 		return 0;
 	/*
 	 * VRAM and GTT are charged; TTM's own system manager is hooked only so
@@ -455,8 +506,7 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	h->funcs = *man->func;
 	h->funcs.alloc = gpumem_hook_alloc;
 	h->funcs.free = gpumem_hook_free;
-	h->gdev = gdev;
-	h->hdev = hdev;
+	h->hk = hk;
 	h->region = region;
 	h->counted = gpumem_region_counted(region);
 	if (h->counted &&
@@ -469,96 +519,143 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 		 * sees the new count only with the capacity that covers it
 		 * (it may miss the manager: an event comes late, never false).
 		 */
-		hdev->tmans[region][hdev->ntmans[region]] = man;
-		WRITE_ONCE(hdev->tcap[region], hdev->tcap[region] + h->capacity);
+		hk->tmans[region][hk->ntmans[region]] = man;
+		WRITE_ONCE(hk->tcap[region], hk->tcap[region] + h->capacity);
 		/* pairs with gpumem_threshold_check()'s acquire */
-		smp_store_release(&hdev->ntmans[region],
-				  hdev->ntmans[region] + 1);
+		smp_store_release(&hk->ntmans[region], hk->ntmans[region] + 1);
 	}
-	list_add_tail_rcu(&h->node, &gpumem_man_hooks);
+	/* at the head: a search finds the newest hook of a manager first */
+	list_add_rcu(&h->node, &gpumem_man_hooks);
 	/* release: the wrapper finds h on the list before it can be called */
 	smp_store_release(&man->func, &h->funcs);
 	return 0;
 }
 
+/* @bdev's live hook, or NULL. Caller holds gpumem_hooks_lock. */
+static struct gpumem_ttm_hook *gpumem_ttm_hook_lookup(struct ttm_device *bdev)
+{
+	struct gpumem_ttm_hook *hk;
+
+	lockdep_assert_held(&gpumem_hooks_lock);
+	list_for_each_entry(hk, &gpumem_ttm_hooks, node)
+		if (hk->bdev == bdev && !hk->stranded)
+			return hk;
+	return NULL;
+}
+
+/*
+ * A new hook of @gdev's TTM device, charged to @gdev, with its eviction
+ * callback wrapped (its managers are wrapped by the caller). Caller holds
+ * gpumem_hooks_lock. NULL: out of memory.
+ */
+static struct gpumem_ttm_hook *gpumem_ttm_hook_new(struct gpumem_device *gdev)
+{
+	struct ttm_device *bdev = gdev->bdev;
+	struct gpumem_ttm_hook *hk;
+
+	hk = kzalloc(sizeof(*hk), GFP_KERNEL);
+	if (!hk)
+		return NULL;
+	if (percpu_ref_init(&hk->inflight, gpumem_hook_dev_drained, 0,
+			    GFP_KERNEL)) {
+		kfree(hk);
+		return NULL;
+	}
+	init_completion(&hk->drained);
+	spin_lock_init(&hk->frag_lock);
+	gpumem_ratelimit_init(&hk->frag_rl);
+	INIT_LIST_HEAD(&hk->users);
+	hk->bdev = bdev;
+	hk->minor = gdev->minor;
+	hk->orig = bdev->funcs;
+	hk->funcs = *bdev->funcs;
+	hk->funcs.eviction_valuable = gpumem_hook_eviction_valuable;
+	list_add_tail(&gdev->hook_node, &hk->users);
+	gdev->ttm_hook = hk;
+	WRITE_ONCE(gdev->ttm_alias, false);
+	/* at the head: a search finds the newest hook of a device first */
+	list_add_rcu(&hk->node, &gpumem_ttm_hooks);
+	/* the wrapper finds hk on the list before it can be called */
+	if (bdev->funcs->eviction_valuable != gpumem_hook_eviction_valuable)
+		gpumem_set_bdev_funcs(bdev, &hk->funcs);
+	return hk;
+}
+
 static void gpumem_hooks_detach(struct gpumem_device *gdev);
 
 /*
- * Wrap @gdev's VRAM/GTT managers (and TTM's system manager) and its eviction
- * callback, once its TTM device is known. 0 or -ENOMEM (then unhooked).
+ * Wrap the VRAM/GTT managers (and TTM's system manager) and the eviction
+ * callback of @gdev's TTM device, once its TTM device is known; or, when
+ * another device (another minor of the same drm_device, or another
+ * drm_device) has hooked that TTM device already, join its hook: then
+ * nothing is wrapped again and @gdev is charged nothing (see
+ * gpumem_hooks_detach()). 0 or -ENOMEM (then unhooked).
  */
 static int gpumem_hooks_attach(struct gpumem_device *gdev)
 {
-	struct gpumem_bdev_hook *bh;
+	struct gpumem_ttm_hook *hk;
 	u32 t;
 	int ret = 0;
 
 	if (!gdev->bdev)
 		return 0;
-	bh = kzalloc(sizeof(*bh), GFP_KERNEL);
-	if (!bh)
-		return -ENOMEM;
-	bh->hdev = kzalloc(sizeof(*bh->hdev), GFP_KERNEL);
-	if (!bh->hdev || percpu_ref_init(&bh->hdev->inflight,
-					 gpumem_hook_dev_drained, 0, GFP_KERNEL)) {
-		kfree(bh->hdev);
-		kfree(bh);
+	mutex_lock(&gpumem_hooks_lock);
+	hk = gpumem_ttm_hook_lookup(gdev->bdev);
+	if (hk) {
+		list_add_tail(&gdev->hook_node, &hk->users);
+		gdev->ttm_hook = hk;
+		WRITE_ONCE(gdev->ttm_alias, true);
+		mutex_unlock(&gpumem_hooks_lock);
+		return 0;
+	}
+	hk = gpumem_ttm_hook_new(gdev);
+	if (!hk) {
+		mutex_unlock(&gpumem_hooks_lock);
 		return -ENOMEM;
 	}
-	init_completion(&bh->hdev->drained);
-	spin_lock_init(&bh->hdev->frag_lock);
-	gpumem_ratelimit_init(&bh->hdev->frag_rl);
-	bh->hdev->gdev = gdev;
-	mutex_lock(&gpumem_hooks_lock);
-	bh->bdev = gdev->bdev;
-	bh->orig = gdev->bdev->funcs;
-	bh->funcs = *gdev->bdev->funcs;
-	bh->funcs.eviction_valuable = gpumem_hook_eviction_valuable;
-	bh->gdev = gdev;
-	list_add_tail_rcu(&bh->node, &gpumem_bdev_hooks);
-	/* the wrapper finds bh on the list before it can be called */
-	gpumem_set_bdev_funcs(gdev->bdev, &bh->funcs);
 	for (t = 0; t < TTM_NUM_MEM_TYPES && !ret; t++)
-		ret = gpumem_hook_manager(gdev, bh->hdev, t);
+		ret = gpumem_hook_manager(gdev, hk, t);
 	mutex_unlock(&gpumem_hooks_lock);
 	if (ret)
-		gpumem_hooks_detach(gdev);
+		gpumem_hooks_detach(gdev);	/* the only user: unhooks */
 	return ret;
 }
 
 /*
- * Restore @gdev's tables and drop its charges (also when it was never
- * hooked). Waits until no wrapper of this device runs (finite: other
- * devices' traffic is not waited for, nor are calls that start meanwhile).
- * Allocation keeps working through the restored tables.
+ * Put back @h's manager's table: only while it still points at ours. If
+ * something else wrapped it after gpumem (it points at a table of theirs,
+ * which calls ours), taking ours out of the chain would be theirs to do:
+ * ours stays (stranded, see gpumem_ttm_unhook()). Whether it did.
  */
-static void gpumem_hooks_detach(struct gpumem_device *gdev)
+static bool gpumem_man_restore(struct gpumem_man_hook *h)
+{
+	const struct ttm_resource_manager_func *ours = &h->funcs;
+
+	return cmpxchg(&h->man->func, ours, h->orig) == ours;
+}
+
+/*
+ * Unhook @hk, whose last user has gone: restore its tables, wait until no
+ * wrapper of it runs (finite: other devices' traffic is not waited for,
+ * nor are calls that start meanwhile), free it. Allocation keeps working
+ * through the restored tables. A table something else wrapped after gpumem
+ * stays in place and keeps passing calls to the driver's (its hook and @hk
+ * are never freed, and gpumem pins itself: see the comment at the top).
+ *
+ * Called with gpumem_hooks_lock held; releases it.
+ */
+static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
+	__releases(&gpumem_hooks_lock)
 {
 	struct gpumem_man_hook *h, *htmp;
-	struct gpumem_bdev_hook *bh, *btmp;
-	struct gpumem_hook_dev *hdev = NULL;
+	bool stranded = false;
 
-	/*
-	 * Before any table is restored: from then on a buffer of the device
-	 * may be freed without gpumem, so no record may point at one.
-	 */
-	while (gpumem_charge_device_inert(gdev->minor))
-		cond_resched();	/* -ENOMEM: a few bytes, retried */
-	mutex_lock(&gpumem_hooks_lock);
 	list_for_each_entry(h, &gpumem_man_hooks, node)
-		if (h->gdev == gdev)
-			WRITE_ONCE(h->man->func, h->orig);
-	list_for_each_entry(bh, &gpumem_bdev_hooks, node) {
-		if (bh->gdev == gdev) {
-			gpumem_set_bdev_funcs(bh->bdev, bh->orig);
-			hdev = bh->hdev;
-		}
-	}
-	if (!hdev) {
-		mutex_unlock(&gpumem_hooks_lock);
-		gpumem_charge_forget_device(gdev->minor);
-		return;
-	}
+		if (h->hk == hk && !gpumem_man_restore(h))
+			stranded = true;
+	if (READ_ONCE(hk->bdev->funcs) == &hk->funcs &&
+	    !gpumem_restore_bdev_funcs(hk->bdev, &hk->funcs, hk->orig))
+		stranded = true;
 	/*
 	 * No wrapper gets a reference from now on. Every task that loaded an
 	 * old pointer has passed its tryget after an RCU-tasks grace period
@@ -566,27 +663,79 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev)
 	 * kill drain. Both waits are finite: new calls take the restored
 	 * tables, and late wrappers pass their calls to the driver uncounted.
 	 */
-	percpu_ref_kill(&hdev->inflight);
+	percpu_ref_kill(&hk->inflight);
 	synchronize_rcu_tasks();
-	wait_for_completion(&hdev->drained);
+	wait_for_completion(&hk->drained);
+	if (stranded) {
+		/* found by the other's table through the lists, forever */
+		hk->stranded = true;
+		mutex_unlock(&gpumem_hooks_lock);
+		if (!try_module_get(THIS_MODULE))
+			pr_err("gpumem: unloaded while another module's TTM wrapper still calls it\n");
+		pr_warn("gpumem: a TTM table of gpumem's was wrapped by something else: left in place, passing calls through\n");
+		return;
+	}
 	/* other devices' wrappers may still be walking the lists */
 	list_for_each_entry_safe(h, htmp, &gpumem_man_hooks, node) {
-		if (h->gdev == gdev) {
+		if (h->hk == hk) {
 			list_del_rcu(&h->node);
 			kfree_rcu(h, rcu);
 		}
 	}
-	list_for_each_entry_safe(bh, btmp, &gpumem_bdev_hooks, node) {
-		if (bh->gdev == gdev) {
-			list_del_rcu(&bh->node);
-			kfree_rcu(bh, rcu);
-		}
-	}
+	list_del_rcu(&hk->node);
 	mutex_unlock(&gpumem_hooks_lock);
-	synchronize_rcu();	/* no list walker can still reach hdev */
-	percpu_ref_exit(&hdev->inflight);
-	kfree(hdev);
+	synchronize_rcu();	/* no list walker can still reach hk */
+	percpu_ref_exit(&hk->inflight);
+	kfree(hk);
+}
 
+/*
+ * @gdev is going: drop its charges (also when it was never hooked) and
+ * leave its TTM device's hook; the last user unhooks. When the device
+ * charged for the TTM device goes while others still lead to it, the
+ * next one (in the order they were hooked) is charged from then on: the
+ * hook stays (no placement goes unseen), and the placements charged to
+ * the device that went are given back as for any device that goes (their
+ * buffers are then as if placed before gpumem was loaded). A placement
+ * that read the old minor just before the switch may still be charged to
+ * it; its free gives it back.
+ */
+static void gpumem_hooks_detach(struct gpumem_device *gdev)
+{
+	struct gpumem_ttm_hook *hk;
+	struct gpumem_device *next;
+	bool charged;
+
+	/*
+	 * Before any table is restored, or another device is charged: from
+	 * then on a buffer may be freed without gpumem, or its free may not
+	 * find the device, so no record may point at one.
+	 */
+	while (gpumem_charge_device_inert(gdev->minor))
+		cond_resched();	/* -ENOMEM: a few bytes, retried */
+	mutex_lock(&gpumem_hooks_lock);
+	hk = gdev->ttm_hook;
+	if (!hk) {
+		mutex_unlock(&gpumem_hooks_lock);
+		gpumem_charge_forget_device(gdev->minor);
+		return;
+	}
+	charged = list_first_entry(&hk->users, struct gpumem_device,
+				   hook_node) == gdev;
+	list_del_init(&gdev->hook_node);
+	gdev->ttm_hook = NULL;
+	if (list_empty(&hk->users)) {
+		gpumem_ttm_unhook(hk);	/* drops the lock */
+	} else {
+		if (charged) {
+			next = list_first_entry(&hk->users,
+						struct gpumem_device,
+						hook_node);
+			WRITE_ONCE(hk->minor, next->minor);
+			WRITE_ONCE(next->ttm_alias, false);
+		}
+		mutex_unlock(&gpumem_hooks_lock);
+	}
 	gpumem_charge_forget_device(gdev->minor);
 }
 

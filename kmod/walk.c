@@ -255,6 +255,8 @@ static int gpumem_note_files(struct gpumem_walk *w)
 	list_for_each_entry(gdev, &gpumem_devices, node) {
 		struct drm_device *ddev = gdev->drm;
 
+		if (gdev->drm_alias)
+			continue;	/* its files are another device's */
 		mutex_lock(&ddev->filelist_mutex);
 		list_for_each_entry(file, &ddev->filelist, lhead) {
 			if (!file->filp)
@@ -677,7 +679,8 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 		sizeof(row->desc));
 	row->render = ddev->render ? ddev->render->index : -1;
 	row->ttm = gdev->bdev;
-	if (!gdev->bdev)
+	/* a TTM device's managers are counted on the device charged for it */
+	if (!gdev->bdev || READ_ONCE(gdev->ttm_alias))
 		return;
 	for (t = 0; t < TTM_NUM_MEM_TYPES; t++) {
 		struct ttm_resource_manager *man;
@@ -707,6 +710,8 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	gpumem_fill_dev_row(&w->snap->devs[idx], gdev, w->snap->flags);
 	if (w->snap->flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED))
 		return 0;
+	if (gdev->drm_alias)
+		return 0;	/* its buffers are counted on another device */
 	t0 = ktime_get_ns();
 	ret = gpumem_collect_device(w, gdev);
 	w->snap->bos += w->nr_ents;
