@@ -210,6 +210,7 @@ static int gpumem_add_dev(struct device *dev)
 	if (gdev->drv && gdev->drv->vram_helper && !ddev->vram_mm)
 		gdev->drv = NULL;
 	INIT_DELAYED_WORK(&gdev->find_ttm, gpumem_find_ttm_fn);
+	INIT_LIST_HEAD(&gdev->hook_node);
 	/* Only listed drivers embed every GEM object in a TTM BO. */
 	if (gdev->drv)
 		gdev->bdev = gpumem_find_ttm_device(ddev);
