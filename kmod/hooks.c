@@ -219,7 +219,8 @@ gpumem_man_hook_get(struct ttm_resource_manager *man,
 	rcu_read_lock();
 	h = gpumem_man_hook_find(man);
 	*orig = h ? h->orig : NULL;
-	if (h && !percpu_ref_tryget_live(&h->hk->inflight))
+	/* already in an RCU section: no second one (this runs 4 times an op) */
+	if (h && !percpu_ref_tryget_live_rcu(&h->hk->inflight))
 		h = NULL;
 	rcu_read_unlock();
 	return h;
@@ -245,7 +246,7 @@ gpumem_ttm_hook_get(struct ttm_device *bdev,
 			if (hk->bdev == bdev)
 				found = hk;
 	*orig = found ? found->orig : NULL;
-	if (found && !percpu_ref_tryget_live(&found->inflight))
+	if (found && !percpu_ref_tryget_live_rcu(&found->inflight))
 		found = NULL;
 	rcu_read_unlock();
 	return found;
