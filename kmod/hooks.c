@@ -241,10 +241,14 @@ gpumem_ttm_hook_get(struct ttm_device *bdev,
 		if (likely(hk->bdev == bdev))
 			found = hk;
 	}
-	if (!found)
-		list_for_each_entry_rcu(hk, &gpumem_ttm_hooks, node)
-			if (hk->bdev == bdev)
+	if (!found) {	/* the newest first: see gpumem_ttm_hook_new() */
+		list_for_each_entry_rcu(hk, &gpumem_ttm_hooks, node) {
+			if (hk->bdev == bdev) {
 				found = hk;
+				break;
+			}
+		}
+	}
 	*orig = found ? found->orig : NULL;
 	if (found && !percpu_ref_tryget_live_rcu(&found->inflight))
 		found = NULL;
