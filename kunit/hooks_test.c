@@ -128,7 +128,8 @@ static void ht_expect_wrapped_once(struct kunit *test,
 				   struct ttm_resource_manager *man, u32 type)
 {
 	struct ttm_place place = { .mem_type = type };
-	struct ttm_buffer_object bo = {};
+	struct ttm_buffer_object *bo = kunit_kzalloc(test, sizeof(*bo),
+						     GFP_KERNEL);
 	const struct ttm_resource_manager_func *f = READ_ONCE(man->func);
 	struct ttm_resource *res = NULL;
 
@@ -137,9 +138,10 @@ static void ht_expect_wrapped_once(struct kunit *test,
 	KUNIT_EXPECT_PTR_EQ(test,
 			    container_of(f, struct gpumem_man_hook, funcs)->orig,
 			    &ht_man_funcs);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
 	ht_allocs = 0;
 	ht_frees = 0;
-	KUNIT_EXPECT_EQ(test, f->alloc(man, &bo, &place, &res), 0);
+	KUNIT_EXPECT_EQ(test, f->alloc(man, bo, &place, &res), 0);
 	KUNIT_EXPECT_EQ(test, ht_allocs, 1U);
 	KUNIT_EXPECT_PTR_EQ(test, res, (struct ttm_resource *)man);
 	f->free(man, res);
@@ -151,9 +153,13 @@ static void ht_expect_hooked(struct kunit *test, struct ttm_device *bdev,
 			     int minor)
 {
 	struct ttm_place place = { .mem_type = TTM_PL_VRAM };
-	struct ttm_buffer_object bo = { .bdev = bdev };
+	struct ttm_buffer_object *bo = kunit_kzalloc(test, sizeof(*bo),
+						     GFP_KERNEL);
 	const struct ttm_device_funcs *f = READ_ONCE(bdev->funcs);
 	struct gpumem_ttm_hook *hk;
+
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	bo->bdev = bdev;
 
 	KUNIT_EXPECT_EQ(test, ht_ttm_hooks(bdev), 1U);
 	KUNIT_ASSERT_TRUE(test,
@@ -162,7 +168,7 @@ static void ht_expect_hooked(struct kunit *test, struct ttm_device *bdev,
 	KUNIT_EXPECT_PTR_EQ(test, hk->orig, &ht_bdev_funcs);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(hk->minor), minor);
 	ht_evicts = 0;
-	KUNIT_EXPECT_TRUE(test, f->eviction_valuable(&bo, &place));
+	KUNIT_EXPECT_TRUE(test, f->eviction_valuable(bo, &place));
 	KUNIT_EXPECT_EQ(test, ht_evicts, 1U);
 	ht_expect_wrapped_once(test, bdev->man_drv[TTM_PL_VRAM], TTM_PL_VRAM);
 	ht_expect_wrapped_once(test, bdev->man_drv[TTM_PL_TT], TTM_PL_TT);
