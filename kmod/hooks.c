@@ -32,7 +32,10 @@
  * gpumem's copy), gpumem's copy stays where it is, is never freed, and
  * passes every call straight to the driver's; gpumem then takes a
  * reference on itself so that it cannot be unloaded under that caller
- * (at module exit it is too late for that: it says so in the log).
+ * (at module exit it is too late for that: it says so in the log). Such
+ * a stranded TTM device or manager is never hooked again (until a
+ * reboot): a wrapper finds its hook from the device or manager alone and
+ * could not tell a second hook in the chain from the first.
  *
  * Lifetime: a wrapper may be running, or about to run, when its table is
  * restored. Every wrapper finds its hook under rcu_read_lock() and takes a
@@ -102,8 +105,9 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  * @drained: completed when the killed count has no reference left
  * @bdev: the TTM device
  * @orig: its original function table
- * @funcs: the copy bdev->funcs points to while hooked (unless the device's
- *	eviction callback was already gpumem's: then unused)
+ * @funcs: the copy bdev->funcs points to while hooked
+ * @wrapped: @funcs was installed (not when the device's eviction callback
+ *	was gpumem's already: then this hook is never the one called)
  * @users: the gpumem devices that lead to @bdev (gpumem_device.hook_node),
  *	in the order they were hooked; the first is the charging device.
  *	Under gpumem_hooks_lock
@@ -134,6 +138,7 @@ struct gpumem_ttm_hook {
 	struct ttm_device *bdev;
 	const struct ttm_device_funcs *orig;
 	struct ttm_device_funcs funcs;
+	bool wrapped;
 	struct list_head users;
 	int minor;
 	bool stranded;
@@ -243,7 +248,8 @@ gpumem_ttm_hook_get(struct ttm_device *bdev,
 	}
 	if (!found) {	/* the newest first: see gpumem_ttm_hook_new() */
 		list_for_each_entry_rcu(hk, &gpumem_ttm_hooks, node) {
-			if (hk->bdev == bdev) {
+			/* one that wrapped nothing is not who was called */
+			if (hk->bdev == bdev && hk->wrapped) {
 				found = hk;
 				break;
 			}
@@ -474,6 +480,18 @@ static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 	return ret;
 }
 
+/* Whether @man has a hook (maybe stranded). Caller holds gpumem_hooks_lock. */
+static bool gpumem_man_hooked(struct ttm_resource_manager *man)
+{
+	struct gpumem_man_hook *h;
+
+	lockdep_assert_held(&gpumem_hooks_lock);
+	list_for_each_entry(h, &gpumem_man_hooks, node)
+		if (h->man == man)
+			return true;
+	return false;
+}
+
 static int gpumem_hook_manager(struct gpumem_device *gdev,
 			       struct gpumem_ttm_hook *hk, u32 mem_type)
 {
@@ -488,8 +506,10 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	 * Never wrap a manager twice: one that is already gpumem's belongs to
 	 * another TTM device's hook too (a driver may give two TTM devices
 	 * one manager); its placements are charged where it was hooked first.
+	 * Nor one with a stranded hook: a wrapper finds its hook from the
+	 * manager alone, and would take the new one for the stranded one's.
 	 */
-	if (man->func->alloc == gpumem_hook_alloc)
+	if (man->func->alloc == gpumem_hook_alloc || gpumem_man_hooked(man))
 		return 0;
 	/*
 	 * VRAM and GTT are charged; TTM's own system manager is hooked only so
@@ -536,14 +556,14 @@ static int gpumem_hook_manager(struct gpumem_device *gdev,
 	return 0;
 }
 
-/* @bdev's live hook, or NULL. Caller holds gpumem_hooks_lock. */
+/* @bdev's hook (maybe stranded), or NULL. Caller holds gpumem_hooks_lock. */
 static struct gpumem_ttm_hook *gpumem_ttm_hook_lookup(struct ttm_device *bdev)
 {
 	struct gpumem_ttm_hook *hk;
 
 	lockdep_assert_held(&gpumem_hooks_lock);
 	list_for_each_entry(hk, &gpumem_ttm_hooks, node)
-		if (hk->bdev == bdev && !hk->stranded)
+		if (hk->bdev == bdev)
 			return hk;
 	return NULL;
 }
@@ -581,7 +601,9 @@ static struct gpumem_ttm_hook *gpumem_ttm_hook_new(struct gpumem_device *gdev)
 	/* at the head: a search finds the newest hook of a device first */
 	list_add_rcu(&hk->node, &gpumem_ttm_hooks);
 	/* the wrapper finds hk on the list before it can be called */
-	if (bdev->funcs->eviction_valuable != gpumem_hook_eviction_valuable)
+	hk->wrapped = bdev->funcs->eviction_valuable !=
+		      gpumem_hook_eviction_valuable;
+	if (hk->wrapped)
 		gpumem_set_bdev_funcs(bdev, &hk->funcs);
 	return hk;
 }
@@ -594,7 +616,8 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev);
  * another device (another minor of the same drm_device, or another
  * drm_device) has hooked that TTM device already, join its hook: then
  * nothing is wrapped again and @gdev is charged nothing (see
- * gpumem_hooks_detach()). 0 or -ENOMEM (then unhooked).
+ * gpumem_hooks_detach()). 0, -ENOMEM (then unhooked) or -EBUSY (a
+ * stranded TTM device, see the top).
  */
 static int gpumem_hooks_attach(struct gpumem_device *gdev)
 {
@@ -606,6 +629,11 @@ static int gpumem_hooks_attach(struct gpumem_device *gdev)
 		return 0;
 	mutex_lock(&gpumem_hooks_lock);
 	hk = gpumem_ttm_hook_lookup(gdev->bdev);
+	if (hk && hk->stranded) {
+		/* see gpumem_hook_manager(): never again, until a reboot */
+		mutex_unlock(&gpumem_hooks_lock);
+		return -EBUSY;
+	}
 	if (hk) {
 		list_add_tail(&gdev->hook_node, &hk->users);
 		gdev->ttm_hook = hk;
@@ -658,7 +686,7 @@ static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 	list_for_each_entry(h, &gpumem_man_hooks, node)
 		if (h->hk == hk && !gpumem_man_restore(h))
 			stranded = true;
-	if (READ_ONCE(hk->bdev->funcs) == &hk->funcs &&
+	if (hk->wrapped &&
 	    !gpumem_restore_bdev_funcs(hk->bdev, &hk->funcs, hk->orig))
 		stranded = true;
 	/*

@@ -7,7 +7,8 @@
  * the hooked table reaches the driver's function exactly once (a second
  * wrapping would call itself for ever), the first device is charged and
  * the next one after it goes, and the driver's tables are back after the
- * last one went. A manager two TTM devices share is wrapped once too.
+ * last one went. A manager two TTM devices share is wrapped once too. A
+ * table something else wrapped after gpumem stays, passing calls through.
  *
  * The TTM devices and managers are fakes (zeroed structures with a
  * driver's table of counting functions, as the hooks see them); the
@@ -61,15 +62,15 @@ struct ht_fixture {
 	struct ttm_resource_manager vram[2], gtt[2];
 	char drm_tag[HT_NDEV];	/* their addresses: fake drm_devices */
 	struct gpumem_device gdev[HT_NDEV];
+	struct ttm_resource_manager_func other_man;
+	struct ttm_device_funcs other_bdev;
 };
 
-static struct ht_fixture *ht_fixture(struct kunit *test)
+static void ht_fixture_init(struct kunit *test, struct ht_fixture *f)
 {
 	const struct gpumem_driver_info *drv = gpumem_driver_lookup("amdgpu");
-	struct ht_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_NOT_NULL(test, drv);
 	for (i = 0; i < 2; i++) {
 		f->vram[i].use_type = true;
@@ -89,6 +90,14 @@ static struct ht_fixture *ht_fixture(struct kunit *test)
 		f->gdev[i].bdev = &f->bdev[0];
 		INIT_LIST_HEAD(&f->gdev[i].hook_node);
 	}
+}
+
+static struct ht_fixture *ht_fixture(struct kunit *test)
+{
+	struct ht_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	ht_fixture_init(test, f);
 	return f;
 }
 
@@ -315,6 +324,90 @@ static void ht_detach_unhooked(struct kunit *test)
 	ht_expect_unhooked(test, &f->bdev[0]);
 }
 
+/* a wrapper something else puts over gpumem's tables, calling them */
+static unsigned int ht_other_allocs, ht_other_evicts;
+static const struct ttm_resource_manager_func *ht_below_man;
+static const struct ttm_device_funcs *ht_below_bdev;
+
+static int ht_other_alloc(struct ttm_resource_manager *man,
+			  struct ttm_buffer_object *bo,
+			  const struct ttm_place *place,
+			  struct ttm_resource **res)
+{
+	ht_other_allocs++;
+	return ht_below_man->alloc(man, bo, place, res);
+}
+
+static bool ht_other_eviction_valuable(struct ttm_buffer_object *bo,
+				       const struct ttm_place *place)
+{
+	ht_other_evicts++;
+	return ht_below_bdev->eviction_valuable(bo, place);
+}
+
+/*
+ * Something wrapped the VRAM manager and the device after gpumem: when the
+ * last user goes, those tables stay (theirs call gpumem's), and a call
+ * through them reaches the driver's function exactly once; the GTT
+ * manager, wrapped by gpumem alone, is the driver's again. The device is
+ * never hooked again (a second gpumem hook in the chain would take calls
+ * for the first's). Runs last: the stranded hooks stay for good, so does
+ * their fixture (never freed), and gpumem_kunit pins itself as gpumem
+ * would.
+ */
+static void ht_wrapped_after(struct kunit *test)
+{
+	struct ht_fixture *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct ttm_resource_manager *vram;
+	struct ttm_buffer_object *bo;
+	struct ttm_place place = { .mem_type = TTM_PL_VRAM };
+	struct ttm_resource *res = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	ht_fixture_init(test, f);
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	bo->bdev = &f->bdev[0];
+	vram = &f->vram[0];
+	KUNIT_ASSERT_EQ(test, gpumem_hooks_attach(&f->gdev[0]), 0);
+	ht_below_man = vram->func;
+	f->other_man = *vram->func;
+	f->other_man.alloc = ht_other_alloc;
+	WRITE_ONCE(vram->func, &f->other_man);
+	ht_below_bdev = f->bdev[0].funcs;
+	f->other_bdev = *f->bdev[0].funcs;
+	f->other_bdev.eviction_valuable = ht_other_eviction_valuable;
+	WRITE_ONCE(f->bdev[0].funcs, &f->other_bdev);
+
+	gpumem_hooks_detach(&f->gdev[0]);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(vram->func),
+			    (const struct ttm_resource_manager_func *)&f->other_man);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(f->bdev[0].funcs),
+			    (const struct ttm_device_funcs *)&f->other_bdev);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(f->gtt[0].func), &ht_man_funcs);
+
+	ht_allocs = 0;
+	ht_frees = 0;
+	ht_evicts = 0;
+	ht_other_allocs = 0;
+	ht_other_evicts = 0;
+	KUNIT_EXPECT_EQ(test, vram->func->alloc(vram, bo, &place, &res), 0);
+	KUNIT_EXPECT_EQ(test, ht_other_allocs, 1U);
+	KUNIT_EXPECT_EQ(test, ht_allocs, 1U);
+	vram->func->free(vram, res);	/* gpumem's, copied by the other */
+	KUNIT_EXPECT_EQ(test, ht_frees, 1U);
+	KUNIT_EXPECT_TRUE(test,
+			  f->bdev[0].funcs->eviction_valuable(bo, &place));
+	KUNIT_EXPECT_EQ(test, ht_other_evicts, 1U);
+	KUNIT_EXPECT_EQ(test, ht_evicts, 1U);
+
+	KUNIT_EXPECT_EQ(test, gpumem_hooks_attach(&f->gdev[1]), -EBUSY);
+	KUNIT_EXPECT_NULL(test, f->gdev[1].ttm_hook);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(vram->func),
+			    (const struct ttm_resource_manager_func *)&f->other_man);
+	gpumem_hooks_detach(&f->gdev[1]);
+}
+
 static int ht_init(struct kunit *test)
 {
 	return gpumem_charge_init();	/* detaching walks the records */
@@ -331,6 +424,7 @@ static struct kunit_case gpumem_hooks_cases[] = {
 	KUNIT_CASE(ht_three_users),
 	KUNIT_CASE(ht_shared_manager),
 	KUNIT_CASE(ht_detach_unhooked),
+	KUNIT_CASE(ht_wrapped_after),	/* last: see there */
 	{}
 };
 
