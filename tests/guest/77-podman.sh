@@ -5,7 +5,8 @@
 # podman), the node policy, and gpumem-oci-hook injected the two ways a
 # runtime does it: from hooks.d (deploy/oci/gpumem-oci-hook.json, when
 # always) and from a CDI spec (gpumemctl cdi generate). The image is a
-# rootfs directory (--rootfs: no registry), with quota-alloc.
+# rootfs directory (--rootfs DIR in place of an image: no registry), with
+# quota-alloc.
 #
 #   podman-hooksd-crun     hooks.d, crun: a container that asks nothing gets
 #                          the policy default on its own cgroup, exactly,
@@ -77,7 +78,7 @@ prun() {
 	shift 2
 	: >"$GM_TMP/$_n.out"
 	"$PODMAN" --hooks-dir "$P/hooks.d" --runtime "$_rt" run --rm --name "$_n" \
-		--cgroup-parent /gpumem-pm --rootfs "$ROOTFS" --cap-add SYS_ADMIN "$@" \
+		--cgroup-parent /gpumem-pm --cap-add SYS_ADMIN "$@" --rootfs "$ROOTFS" \
 		/qa hold -n 3 -s 1M -t 600 -c "gm-$_n" >"$GM_TMP/$_n.out" 2>"$GM_TMP/$_n.err" 8>&- &
 	eval "${_n}_pid=$!"
 	GM_PIDS="$GM_PIDS $!"
@@ -152,8 +153,8 @@ sed -i "s|\"gpumem-oci-hook\",|\"gpumem-oci-hook\", \"--policy\", \"$POLICY\",|"
 mkdir -p "$P/nohooks"
 : >"$GM_TMP/pmd.out"
 "$PODMAN" --hooks-dir "$P/nohooks" --runtime crun run --rm --name pmd \
-	--cgroup-parent /gpumem-pm --rootfs "$ROOTFS" --cap-add SYS_ADMIN \
-	--device "gpumem.io/gpu=$pci" /qa hold -n 3 -s 1M -t 600 -c gm-pmd \
+	--cgroup-parent /gpumem-pm --cap-add SYS_ADMIN \
+	--device "gpumem.io/gpu=$pci" --rootfs "$ROOTFS" /qa hold -n 3 -s 1M -t 600 -c gm-pmd \
 	>"$GM_TMP/pmd.out" 2>"$GM_TMP/pmd.err" 8>&- &
 pmd_pid=$!
 GM_PIDS="$GM_PIDS $pmd_pid"
