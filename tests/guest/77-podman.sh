@@ -35,9 +35,10 @@ mkcgroup "$PM" || fail_all "cannot create cgroup $PM"
 
 # podman's own configuration, all under $GM_TMP: vfs storage, cgroupfs, no
 # network, no events; the node policy; hooks.d with the shipped file
-# pointing at the hook in the image; an empty CDI directory for now.
+# pointing at the hook in the image. (Podman 4.3 reads CDI specs from
+# /etc/cdi and /var/run/cdi only: the CDI case writes /var/run/cdi.)
 P=$GM_TMP/podman
-mkdir -p "$P/hooks.d" "$P/cdi" "$P/run" "$P/graph" "$P/tmp"
+mkdir -p "$P/hooks.d" "$P/run" "$P/graph" "$P/tmp"
 cat >"$P/storage.conf" <<EOF
 [storage]
 driver = "vfs"
@@ -53,7 +54,6 @@ no_pivot_root = true
 cgroup_manager = "cgroupfs"
 events_logger = "none"
 tmp_dir = "$P/tmp"
-cdi_spec_dirs = ["$P/cdi"]
 EOF
 export CONTAINERS_CONF="$P/containers.conf" CONTAINERS_STORAGE_CONF="$P/storage.conf"
 POLICY=$P/policy.conf
@@ -132,12 +132,17 @@ pstop pmr
 tc_end
 
 tc_begin podman-ceiling
-if prun pmx crun --device /dev/dri --annotation gpumem.io/vram.max=8M; then
+# podman says only that the hook failed; crun puts its stderr where asked
+: >"$GM_TMP/pmx.hookerr"
+if prun pmx crun --device /dev/dri --annotation gpumem.io/vram.max=8M \
+	--annotation "run.oci.hooks.stderr=$GM_TMP/pmx.hookerr"; then
 	tc_fail "pmx: started above the policy's ceiling"
 fi
 reap "$pmx_pid" 30
+grep -q "error executing hook .*gpumem-oci-hook" "$GM_TMP/pmx.err" ||
+	tc_fail "pmx: podman did not refuse for the hook: $(why pmx)"
 grep -q "gpumem-oci-hook: container [0-9a-f]*: annotation gpumem.io/vram.max (8388608 bytes) is above the vram.max ceiling of \[defaults\] (3145728 bytes)" \
-	"$GM_TMP/pmx.err" || tc_fail "pmx: podman did not say the hook's reason: $(why pmx)"
+	"$GM_TMP/pmx.hookerr" || tc_fail "pmx: not the hook's reason: $(cat "$GM_TMP/pmx.hookerr")"
 grep -q '^READY' "$GM_TMP/pmx.out" && tc_fail "pmx: quota-alloc ran"
 tc_eq "limits below /gpumem-pm after the refusal" "$("$CTL" limit list --json | grep -c '"cgroup":"/gpumem-pm/')" 0
 "$PODMAN" rm -f pmx >/dev/null 2>&1
@@ -146,10 +151,12 @@ tc_end
 tc_begin podman-cdi
 pci=$(readlink "/sys/class/drm/$qxl/device")
 pci=${pci##*/}
-"$CTL" cdi generate -o "$P/cdi/gpumem.json" --hook "$HOOK" ||
-	tc_fail "gpumemctl cdi generate failed"
+CDI=/var/run/cdi/gpumem.json
+mkdir -p /var/run/cdi
+"$CTL" cdi generate -o "$CDI" --hook "$HOOK" || tc_fail "gpumemctl cdi generate failed"
 # the CDI spec's hook with the test's policy (the shipped one uses the default path)
-sed -i "s|\"gpumem-oci-hook\",|\"gpumem-oci-hook\", \"--policy\", \"$POLICY\",|" "$P/cdi/gpumem.json"
+sed -i "s|\"gpumem-oci-hook\",|\"gpumem-oci-hook\", \"--policy\", \"$POLICY\",|" "$CDI"
+log "CDI spec: $(tr -d '\n' <"$CDI" | tr -s ' ')"
 mkdir -p "$P/nohooks"
 : >"$GM_TMP/pmd.out"
 "$PODMAN" --hooks-dir "$P/nohooks" --runtime crun run --rm --name pmd \
@@ -177,5 +184,6 @@ tc_end
 for c in pmc pmr pmx pmd; do
 	"$PODMAN" rm -f "$c" >/dev/null 2>&1
 done
+rm -f /var/run/cdi/gpumem.json
 rmdir "$PM"/* "$PM" 2>/dev/null
 finish
