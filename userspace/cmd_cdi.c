@@ -195,8 +195,10 @@ static int write_spec(const char *path, struct json_object *spec)
 		free(tmp);
 		return gm_error("cannot create a temporary file for %s: %s", path, strerror(err));
 	}
+	/* no "\/": CDI parses specs as YAML 1.1, which has no such escape */
 	if (fchmod(fd, 0644) < 0 ||
-	    json_object_to_fd(fd, spec, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) < 0 ||
+	    json_object_to_fd(fd, spec, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			      JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
 	    write(fd, "\n", 1) != 1 || fsync(fd) < 0)
 		err = errno ? errno : EIO;
 	if (close(fd) < 0 && !err)
@@ -259,7 +261,8 @@ static int cdi_generate(int argc, char **argv, struct gm_opts *o)
 		ret = write_spec(out, spec);
 	} else {
 		puts(json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
-						     JSON_C_TO_STRING_SPACED));
+						     JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
 		ret = fflush(stdout) ? gm_error("cannot write: %s", strerror(errno)) : GM_EXIT_OK;
 	}
 	json_object_put(spec);
