@@ -4,9 +4,14 @@
  * managers' own debug printers, as each supported kernel prints it: drm_mm
  * holes (TTM's range manager, 6.1/6.12/7.x alike) and drm_buddy free lists
  * (6.1 "pages:", 6.12 "blocks:", 7.x "free_blocks:"), fed in the pieces
- * the printers print them in.
+ * the printers print them in; and the real allocator of the test kernel
+ * (6.12's drm_buddy over the GPU buddy allocator, CONFIG_DRM_BUDDY in
+ * scripts/testkernel.config) printed by its own drm_buddy_print().
  */
 #include <kunit/test.h>
+#include <linux/gpu_buddy.h>
+#include <linux/sizes.h>
+#include <drm/drm_buddy.h>
 #include "../kmod/frag.c"
 
 static void frag_feed_str(struct gpumem_frag_parser *p, const char *s)
@@ -175,6 +180,61 @@ static void frag_printer_skips_used(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp.len, 0U);
 }
 
+/*
+ * The real allocator, printed by the real drm_buddy_print() into the
+ * parser's printer (gpumem_frag_read() hands the managers' debug printers
+ * the same one). A fresh 1 MiB manager of 4 KiB chunks is one free block
+ * of order 8; taking one chunk splits it down to order 0 and leaves one
+ * free block of each order 0..7: 1020 KiB free in 8 blocks, the largest
+ * 512 KiB. A second chunk takes the order-0 buddy: 7 blocks, 1016 KiB.
+ */
+static void frag_buddy_real(struct kunit *test)
+{
+	struct gpumem_frag_parser fp;
+	struct drm_printer p = { .printfn = gpumem_frag_printfn, .arg = &fp };
+	struct gpu_buddy mm;
+	LIST_HEAD(a);
+	LIST_HEAD(b);
+
+	KUNIT_ASSERT_EQ(test, gpu_buddy_init(&mm, SZ_1M, SZ_4K), 0);
+
+	gpumem_frag_parser_init(&fp, 1);
+	drm_buddy_print(&mm, &p);
+	KUNIT_EXPECT_TRUE(test, fp.frag.known);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, (u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, fp.frag.largest, (u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, fp.frag.blocks, 1ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_frag_ratio_ppm(&fp.frag), 0U);
+	KUNIT_EXPECT_EQ(test, fp.len, 0U);
+
+	KUNIT_ASSERT_EQ(test, gpu_buddy_alloc_blocks(&mm, 0, SZ_1M, SZ_4K, SZ_4K, &a, 0), 0);
+	gpumem_frag_parser_init(&fp, 1);
+	drm_buddy_print(&mm, &p);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, (u64)SZ_1M - SZ_4K);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, mm.avail);
+	KUNIT_EXPECT_EQ(test, fp.frag.largest, (u64)SZ_512K);
+	KUNIT_EXPECT_EQ(test, fp.frag.blocks, 8ULL);
+	/* 1 - 512/1020 = 1 - 0.501960... */
+	KUNIT_EXPECT_EQ(test, gpumem_frag_ratio_ppm(&fp.frag), 1000000U - 501960U);
+
+	KUNIT_ASSERT_EQ(test, gpu_buddy_alloc_blocks(&mm, 0, SZ_1M, SZ_4K, SZ_4K, &b, 0), 0);
+	gpumem_frag_parser_init(&fp, 1);
+	drm_buddy_print(&mm, &p);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, (u64)SZ_1M - SZ_8K);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, mm.avail);
+	KUNIT_EXPECT_EQ(test, fp.frag.largest, (u64)SZ_512K);
+	KUNIT_EXPECT_EQ(test, fp.frag.blocks, 7ULL);
+
+	/* Both back: the buddies merge into the one block again. */
+	gpu_buddy_free_list(&mm, &a, 0);
+	gpu_buddy_free_list(&mm, &b, 0);
+	gpumem_frag_parser_init(&fp, 1);
+	drm_buddy_print(&mm, &p);
+	KUNIT_EXPECT_EQ(test, fp.frag.free, (u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, fp.frag.blocks, 1ULL);
+	gpu_buddy_fini(&mm);
+}
+
 /* Two managers of one region (xe VRAM0 and VRAM1), and the ratio's edges */
 static void frag_sum_ratio(struct kunit *test)
 {
@@ -205,6 +265,7 @@ static struct kunit_case gpumem_frag_cases[] = {
 	KUNIT_CASE(frag_unknown),
 	KUNIT_CASE(frag_pieces),
 	KUNIT_CASE(frag_printer_skips_used),
+	KUNIT_CASE(frag_buddy_real),
 	KUNIT_CASE(frag_sum_ratio),
 	{}
 };
