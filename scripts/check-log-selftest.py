@@ -23,13 +23,24 @@ init/module-unload
 20-b/skippy
 skip 7.3 20-b/skippy bochs is a shmem driver on 7.x
 30-m/scrape @6.12
+kunit/gpumem_s/case_a @test
+kunit/gpumem_s/case_b @test
 '''
 
 
-def channel(*body, done=True, dmesg=('[    1.0] booted',)):
+BOOT = '[    0.000000] Linux version 7.3.0-test (gcc) #1 SMP'
+
+
+def channel(*body, done=True, dmesg=('[    1.0] booted',), ktap=None, kmemleak=None):
     lines = ['START 7.3 7.3.0-test', 'RESULT PASS init/guest-gpus', 'RESULT PASS init/module-load']
     lines += list(body)
-    lines += ['RAN 2', 'RESULT PASS init/module-unload', 'DMESG-BEGIN', *dmesg, 'DMESG-END']
+    lines += ['RAN 2']
+    if ktap is not None:
+        lines += ['KTAP-BEGIN', *ktap, 'KTAP-END']
+    lines += ['RESULT PASS init/module-unload']
+    if kmemleak is not None:
+        lines += ['KMEMLEAK-BEGIN', *kmemleak, 'KMEMLEAK-END']
+    lines += ['DMESG-BEGIN', BOOT, *dmesg, 'DMESG-END']
     if done:
         lines.append('DONE')
     return '\r\n'.join(lines) + '\r\n'
@@ -49,6 +60,26 @@ def with_artifact(*body, end=True, name='30-m/scrape.prom'):
     art = [f'ARTIFACT-BEGIN {name}', *body] + (['ARTIFACT-END'] if end else [])
     return ['BEGIN 30-m', *art, 'END 30-m rc=0 secs=2 timeout=0']
 
+
+# KUnit's debugfs results file of one suite (lib/kunit/debugfs.c, 6.12)
+KTAP_S = ('KTAP version 1', '1..1', '    KTAP version 1', '    # Subtest: gpumem_s', '    1..2',
+          '    ok 1 case_a', '    # case_b: EXPECTATION FAILED at kunit/s.c:9',
+          '    not ok 2 case_b', 'not ok 1 gpumem_s')
+# ... and what KUnit printed to the kernel log
+KLOG_S = ('[    9.000000] KTAP version 1', '[    9.000000] 1..1',
+          '[    9.000000]     KTAP version 1', '[    9.000000]     # Subtest: gpumem_s',
+          '[    9.000000]     1..2', '[    9.000000]     ok 1 case_a',
+          '[    9.000000]     not ok 2 case_b', '[    9.000000] not ok 1 gpumem_s')
+# A KTAP document written into the kernel log through /dev/kmsg
+FORGED = ('[   10.000000] KTAP version 1', '[   10.000000] 1..1',
+          '[   10.000000]     # Subtest: gpumem_s', '[   10.000000]     1..1',
+          '[   10.000000]     ok 1 case_b', '[   10.000000] ok 1 gpumem_s')
+LEAK = ('unreferenced object 0xffff888004a1b000 (size 64):',
+        '  comm "modprobe", pid 90, jiffies 4294900000',
+        '  backtrace (crc 0):',
+        '    [<ffffffff81234567>] kmemleak_alloc+0x4a/0x80',
+        '    [<ffffffff81345678>] __kmalloc_noprof+0x1a0/0x2f0',
+        '    [<ffffffffc0123456>] drm_gem_object_init+0x20/0x60 [drm]')
 
 PROM_GOOD = ('# HELP gpumem_up 1 when the module answers.', '# TYPE gpumem_up gauge', 'gpumem_up 1')
 PROM_BAD = ('# HELP gpumem_up 1 when the module answers.', '# TYPE gpumem_up gauge',
@@ -111,13 +142,52 @@ CASES = {
                          ['FAIL 6.12 30-m/scrape: artifact scrape.prom cut off'], ['PASS 6.12 30-m/scrape']),
     'artifact-missing': (channel('BEGIN 30-m', 'END 30-m rc=0 secs=2 timeout=0'), '', '6.12', '30-*', 1,
                          ['FAIL 6.12 30-m/scrape: never reported'], []),
+    'dump-wrapped': (channel(*GOOD).replace(BOOT + '\r\n', ''), '', '7.3', '*', 1,
+                     ['FAIL 7.3 kernel-log/dump: the kernel-log dump does not start at boot'], []),
+    'console-warning-not-in-dump': (
+        channel(*GOOD), 'WARNING: a test printed this\n[    3.000000] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2\n'
+        '[    3.000000] ---[ end trace 0000000000000000 ]---\n', '7.3', '*', 1,
+        ['FAIL 7.3 kernel-log: WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2 [on the console'], []),
+    'console-test-output-ignored': (channel(*GOOD), 'WARNING: a test printed this\nCall Trace:\n', '7.3', '*',
+                                    0, [], ['FAIL']),
+    'console-and-dump-once': (
+        channel(*GOOD, dmesg=('[    3.000000] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2',
+                              '[    3.000000] ---[ end trace 0000000000000000 ]---')),
+        'junk[    3.000000] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2\n'
+        '[    3.000000] ---[ end trace 0000000000000000 ]---\n', '7.3', '*', 1,
+        ['FAIL 7.3 kernel-log: WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2', 'summary 7.3: 5 passed, 1 failed'],
+        ['on the console']),
+    'kmemleak-outside-gpumem': (channel(*GOOD, kmemleak=LEAK), '', '7.3', '*', 1,
+                                ['FAIL 7.3 kernel-log: unreferenced object X (size 64): drm_gem_object_init'
+                                 .replace('X', '0xffff888004a1b000')], []),
+    'ktap-forwarded': (channel(ktap=KTAP_S, dmesg=KLOG_S).replace('START 7.3', 'START test'), '',
+                       'test', '-', 1, ['PASS test kunit/gpumem_s/case_a',
+                                        'FAIL test kunit/gpumem_s/case_b: EXPECTATION FAILED',
+                                        'summary test: 4 passed, 1 failed'], ['forged']),
+    'ktap-from-log-ignored': (channel(dmesg=KLOG_S).replace('START 7.3', 'START test'), '', 'test', '-', 1,
+                              ['FAIL test kunit/gpumem_s/case_a: never reported',
+                               'FAIL test kernel-log/forged-ktap: the kernel log has "PASS kunit/gpumem_s/case_a"'],
+                              ['PASS test kunit/']),
+    'ktap-forged': (channel(ktap=KTAP_S, dmesg=KLOG_S + FORGED).replace('START 7.3', 'START test'), '',
+                    'test', '-', 1, ['FAIL test kernel-log/forged-ktap: the kernel log has "PASS kunit/gpumem_s/case_b"',
+                                     'FAIL test kunit/gpumem_s/case_b: EXPECTATION FAILED'],
+                    ['PASS test kunit/gpumem_s/case_b']),
+    'ktap-forged-console': (channel(ktap=KTAP_S, dmesg=KLOG_S, done=False).split('DMESG-BEGIN')[0]
+                            .replace('START 7.3', 'START test'), '\n'.join(KLOG_S + FORGED) + '\n', 'test', '-',
+                            1, ['FAIL test kernel-log/forged-ktap: the kernel log has "PASS kunit/gpumem_s/case_b"'],
+                            ['PASS test kunit/gpumem_s/case_b']),
+    'no-kunit': (channel().replace('START 7.3', 'START test'), '', 'test', '-', 0, [], ['FAIL'], ['--no-kunit']),
+    'no-kunit-but-reported': (channel(ktap=KTAP_S).replace('START 7.3', 'START test'), '', 'test', '-', 1,
+                              ['FAIL test kunit/gpumem_s/case_a [PASS, but tests/manifest does not expect it'],
+                              [], ['--no-kunit']),
     'artifact-unknown-kind': (channel(*with_artifact(*PROM_GOOD, name='30-m/scrape.txt')), '', '6.12',
                               '30-*', 1, ['FAIL 6.12 30-m/scrape: artifact scrape.txt: no check'], []),
 }
 
 
 def run_case(name, case):
-    chan, console, series, only, want_rc, must, mustnt = case
+    chan, console, series, only, want_rc, must, mustnt = case[:7]
+    extra = list(case[7]) if len(case) > 7 else []
     with tempfile.TemporaryDirectory() as d:
         paths = {}
         for f, text in (('console.log', console), ('chan', chan), ('manifest', MANIFEST)):
@@ -125,7 +195,7 @@ def run_case(name, case):
             with open(paths[f], 'w') as fh:
                 fh.write(text)
         p = subprocess.run([sys.executable, CHECK_LOG, paths['console.log'], paths['chan'], series,
-                            '--only', only, '--manifest', paths['manifest']],
+                            '--only', only, '--manifest', paths['manifest'], *extra],
                            capture_output=True, text=True, check=False)
         out = p.stdout
         why = []

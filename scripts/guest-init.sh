@@ -11,6 +11,8 @@
 #   gpumemtest.nomodule        boot without gpumem.ko (harness self-test)
 #   gpumemtest.only=GLOB[,GLOB] run only the tests whose file name matches a GLOB
 #   gpumemtest.timeout=SECS    per-test timeout (default 120)
+#   gpumemtest.nokunit         do not load gpumem_kunit (the other guest of a
+#                              split run of the test kernel reports KUnit)
 #
 #   gpumemtest.sabotage        harness self-test: break things on purpose
 #                              (scripts/guest-sabotage.sh); the host expects FAILs
@@ -23,9 +25,14 @@
 #   RESULT PASS|FAIL|SKIP <script>/<case>[: <why>]
 #   BEGIN <script> | END <script> rc=<exit status> secs=<n> timeout=<0|1>
 #   RAN <n>, DMESG-BEGIN..DMESG-END, KMEMLEAK-BEGIN..KMEMLEAK-END, DONE
+#   KTAP-BEGIN..KTAP-END: KUnit's own results (debugfs kunit/<suite>/results),
+#     the only KTAP that counts (the kernel log's can be forged via /dev/kmsg)
 #   ARTIFACT-BEGIN <script>/<file> .. ARTIFACT-END
 # A test script reports its cases on fd 8 (tests/guest/lib.sh: pass/fail/skip),
-# a file of its own that the runner reads and forwards once the script ended.
+# a file of its own, unlinked before the script starts (no path reaches it),
+# that the runner reads back through its own descriptor and forwards once
+# the script ended. A process other than the runner that still holds it
+# then (a background helper started without 8>&-) is a FAIL.
 # Files it leaves in $GM_ARTDIR (a directory of its own) go to the channel
 # after its results, for checks only the host can make: scripts/check-log
 # runs `promtool check metrics` on a <case>.prom file and reports the result
@@ -67,7 +74,7 @@ mkdir -p "$RESDIR" && chmod 700 "$RESDIR"
 echo "GPUMEM-GUEST-START $SERIES $KVER"
 chan "START $SERIES $KVER"
 
-mode=tests nomodule=0 only='*' timeout=120 sabotage=0
+mode=tests nomodule=0 only='*' timeout=120 sabotage=0 kunit=1
 set -f
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -76,6 +83,7 @@ for arg in $(cat /proc/cmdline); do
 	gpumemtest.only=*) only=${arg#*=} ;;
 	gpumemtest.timeout=*) timeout=${arg#*=} ;;
 	gpumemtest.sabotage|gpumemtest.sabotage=1) sabotage=1 ;;
+	gpumemtest.nokunit|gpumemtest.nokunit=1) kunit=0 ;;
 	esac
 done
 set +f
@@ -153,6 +161,15 @@ else
 	result FAIL "module-load: modprobe gpumem: $(echo "$out" | tr '\n' ' ')"
 fi
 
+# fd_holders FILE: "pid(comm)" of each process with FILE open.
+fd_holders() {
+	for _fd in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$_fd" 2>/dev/null)" = "$1" ] || continue
+		_p=${_fd#/proc/}; _p=${_p%%/*}
+		printf ' %s(%s)' "$_p" "$(cat "/proc/$_p/comm" 2>/dev/null)"
+	done
+}
+
 # run_test FILE: run one test script with a timeout; its results (fd 8, one
 # file per script) go to the channel when it has ended, then its exit status.
 # Nothing it prints on stdout/stderr counts.
@@ -160,6 +177,9 @@ run_test() {
 	t=$1 name=$(basename "$1" .sh)
 	res=$RESDIR/$name
 	: >"$res"
+	# The runner's write (6) and read (9) ends; then no path leads to it.
+	exec 6>>"$res" 9<"$res"
+	rm -f "$res"
 	art=$RESDIR/art.$name
 	rm -rf "$art"
 	mkdir -p "$art"
@@ -167,8 +187,9 @@ run_test() {
 	chan "BEGIN $name"
 	start=$(date +%s)
 	rm -f /tmp/rc.$$
-	( cd /tests && GM_RESULT_FD=8 GM_ARTDIR=$art timeout -k 5 "$timeout" sh "$t" 8>>"$res" 7>&- 2>&1
-	  echo $? > /tmp/rc.$$ ) 7>&- | tee "/tmp/out.$name" 7>&-
+	( cd /tests && GM_RESULT_FD=8 GM_ARTDIR=$art timeout -k 5 "$timeout" sh "$t" 8>&6 6>&- 9<&- 7>&- 2>&1
+	  echo $? > /tmp/rc.$$ ) 9<&- 7>&- | tee "/tmp/out.$name" 6>&- 9<&- 7>&-
+	exec 6>&-
 	rc=$(cat /tmp/rc.$$ 2>/dev/null || echo 255)
 	secs=$(( $(date +%s) - start ))
 	# busybox timeout gives no exit code of its own: judge by the clock.
@@ -186,7 +207,11 @@ run_test() {
 			esac ;;
 		*) chan "RESULT FAIL $name/bad-result-line: $(echo "$line" | cut -c1-200)" ;;
 		esac
-	done <"$res"
+	done <&9
+	exec 9<&-
+	held=$(fd_holders "$res (deleted)")
+	[ -n "$held" ] &&
+		chan "RESULT FAIL $name/result-fd-held: the result descriptor outlived the script in:$held (a background command without 8>&-)"
 	# A file name the host could misread is a failure, not an artifact.
 	for f in "$art"/*; do
 		[ -f "$f" ] || continue
@@ -205,7 +230,7 @@ if [ "$mode" != tests ]; then
 	# demo, or a benchmark: /tests/<mode>.sh, its output between markers.
 	echo "GPUMEM-DEMO-BEGIN"
 	if [ -e "/tests/$mode.sh" ]; then
-		(cd /tests && timeout -k 5 "$timeout" sh "/tests/$mode.sh" 2>&1)
+		(cd /tests && timeout -k 5 "$timeout" sh "/tests/$mode.sh" 2>&1 7>&-)
 	elif [ -d /sys/kernel/debug/gpumem ]; then
 		for f in /sys/kernel/debug/gpumem/*; do
 			echo "== $f"
@@ -243,12 +268,19 @@ else
 	echo "GPUMEM-GUEST: ran $ntests test script(s)"
 	chan "RAN $ntests"
 
-	if [ -e "/lib/modules/$KVER/extra/gpumem_kunit.ko" ] && [ $nomodule = 0 ]; then
+	if [ -e "/lib/modules/$KVER/extra/gpumem_kunit.ko" ] && [ $nomodule = 0 ] && [ $kunit = 1 ]; then
 		echo "GPUMEM-KUNIT-BEGIN"
-		# KUnit prints KTAP to the kernel log while the module loads.
+		# KUnit runs the suites while the module loads; the results that
+		# count are KUnit's own record of each suite in debugfs (while the
+		# module is loaded), not the KTAP it printed to the kernel log.
 		if ! out=$(modprobe gpumem_kunit 2>&1); then
 			result FAIL "kunit-load: modprobe gpumem_kunit: $(echo "$out" | tr '\n' ' ')"
 		fi
+		chan "KTAP-BEGIN"
+		for r in /sys/kernel/debug/kunit/*/results; do
+			[ -r "$r" ] && tr -d '\r' <"$r" | grep -v -x -e 'KTAP-END' >&7
+		done
+		chan "KTAP-END"
 		echo "GPUMEM-KUNIT-END"
 		rmmod gpumem_kunit 2>/dev/null
 	fi

@@ -11,7 +11,7 @@ set -uo pipefail
 
 out=$(mktemp "${TMPDIR:-/tmp}/gpumem-selftest.XXXXXX")
 trap 'rm -f "$out"' EXIT
-GPUMEM_SABOTAGE=1 bash "$GPUMEM_TOP/scripts/run-guest.sh" 6.12 --label sabotaged \
+GPUMEM_SABOTAGE=1 GPUMEM_LOG_BUF_LEN=kernel bash "$GPUMEM_TOP/scripts/run-guest.sh" 6.12 --label sabotaged \
 	--only '10-*,19-*,20-*,91-quota-*' >"$out"
 rc=$?
 sed 's/^/    sabotaged run: /' "$out" >&2
@@ -69,4 +69,15 @@ expect unlisted-script "19-unlisted ran without a FAIL" \
 	-E '^GPUMEM-RESULT: FAIL sabotaged 19-unlisted: ran, but tests/manifest'
 refute unlisted-case "19-unlisted's case counted as a PASS" \
 	-E '^GPUMEM-RESULT: PASS sabotaged 19-unlisted/'
+# 6. an early WARN wrapped out of a small log buffer: the console has it,
+# and the dump that no longer starts at boot is a FAIL of its own.
+expect early-warn/console "the early WARN (gone from the wrapped dump) was not found on the console" \
+	-E '^GPUMEM-RESULT: FAIL sabotaged kernel-log: WARNING: CPU: 0 PID: 1 at scripts/guest-sabotage.sh:1 .*\[on the console'
+expect early-warn/dump-wrapped "a kernel-log dump that does not start at boot passed" \
+	-E '^GPUMEM-RESULT: FAIL sabotaged kernel-log/dump: the kernel-log dump does not start at boot'
+# 7. KTAP forged through /dev/kmsg: a FAIL, and no KUnit PASS.
+expect forged-ktap "KTAP forged through /dev/kmsg was not a FAIL" \
+	-E '^GPUMEM-RESULT: FAIL sabotaged kernel-log/forged-ktap: the kernel log has "PASS kunit/gpumem_frag/frag_buddy_real"'
+refute forged-ktap/no-pass "a forged KTAP result counted as a PASS" \
+	-E '^GPUMEM-RESULT: PASS sabotaged kunit/'
 exit $failed

@@ -30,6 +30,8 @@
 #                6.1, 6.12 and 7.3 (scripts/check-driver-tables.py); and its
 #                self-test driver-tables-selftest (a changed row or unit fails)
 #   check-log/*  the result checker's self-test (scripts/check-log-selftest.py)
+#   guest-bg-fd  every background command of tests/guest closes fd 8, the
+#                result descriptor (scripts/check-guest-bg.py), and its self-test
 # The kernel tree comes from build-testkernel.sh (linux-source-6.12). Nothing
 # here is ever skipped: a missing tree or kernel is a FAIL (scripts/test.sh
 # fetches and builds them first).
@@ -268,3 +270,15 @@ fi
 
 # The result checker itself: made-up runs it must judge right.
 python3 scripts/check-log-selftest.py || true
+
+# Every background command of the guest scripts closes the result
+# descriptor (fd 8); and the lint catches one that does not.
+check guest-bg-fd python3 scripts/check-guest-bg.py tests/guest
+bgt=$(mktemp -d)
+printf '. ./lib.sh\nsleep 1 >/dev/null 2>&1 &\n' >"$bgt/10-x.sh"
+if python3 scripts/check-guest-bg.py "$bgt" >/dev/null; then
+	fail guest-bg-fd-selftest "a background command without 8>&- passed the lint"
+else
+	pass guest-bg-fd-selftest
+fi
+rm -rf "$bgt"

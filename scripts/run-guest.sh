@@ -14,22 +14,26 @@
 #   --only GLOBS   run only these test scripts (comma-separated globs, e.g. 10-*,9*)
 #   --label L      name of this run in results and logs (default: SERIES)
 #   --append ARGS  more kernel command line (e.g. gpumem.<param>=...)
+#   --no-kunit     do not load gpumem_kunit (the other guest of a split run
+#                  of the test kernel reports KUnit: once per CI)
 #   -v             copy the guest console to stderr while it runs
 # Env: GPUMEM_ACCEL=tcg-mt (default: multi-threaded TCG) | tcg | icount | kvm
 #      GPUMEM_SMP=N (vCPUs, default 4: races need real parallelism)
 #      GPUMEM_SABOTAGE=1 (harness self-test: scripts/guest-sabotage.sh)
 #      GPUMEM_BOOT_TIMEOUT=SECS (default 600; 2700 for the test kernel)
 #      GPUMEM_NO_MODULE=1 (boot without gpumem; harness self-test)
+#      GPUMEM_LOG_BUF_LEN (default 4M; "kernel": the kernel's own default,
+#      for the harness self-test's wrapped log)
 #      GPUMEM_VERBOSE=1 (same as -v), GPUMEM_APPEND (same as --append)
 #      GPUMEM_GUEST_MEM_MB (default 1024), GPUMEM_QXL_RAM_MB (qxl RAM BAR,
 #      a power of 2, default 64; scripts/bench-query uses 512)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { die "usage: run-guest.sh SERIES [--demo | --script NAME] [--append ARGS] [-v]"; }
+usage() { die "usage: run-guest.sh SERIES [--demo | --script NAME] [--only GLOBS] [--label L] [--append ARGS] [--no-kunit] [-v]"; }
 [ $# -ge 1 ] || usage
 series=$1; shift
-demo=0 script=demo verbose=${GPUMEM_VERBOSE:-0} append=${GPUMEM_APPEND:-} only='*' label=
+demo=0 script=demo verbose=${GPUMEM_VERBOSE:-0} append=${GPUMEM_APPEND:-} only='*' label= kunit=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--demo) demo=1 script=demo ;;
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--append) [ $# -ge 2 ] || usage; append="$append $2"; shift ;;
 	--only) [ $# -ge 2 ] || usage; only=$2; shift ;;
 	--label) [ $# -ge 2 ] || usage; label=$2; shift ;;
+	--no-kunit) kunit=0 ;;
 	--append=*) append="$append ${1#*=}" ;;
 	-v|--verbose) verbose=1 ;;
 	*) usage ;;
@@ -74,8 +79,14 @@ initrd=$GPUMEM_CACHE/initramfs/$series.cpio.gz
 	fail "initramfs: scripts/mkinitramfs.sh $series failed"
 
 # loglevel=7: WARNINGs (level 4) and KUnit's KTAP (level 6) reach the
-# console as they happen; the dmesg dump at the end has everything anyway.
-cmdline="console=ttyS0 panic=-1 loglevel=7 log_buf_len=4M"
+# console as they happen, and scripts/check-log scans them there too; the
+# dmesg dump at the end must still hold the whole boot (check-log FAILs a
+# dump that does not start at boot): 4 MiB, the debug kernel's run of half
+# the suite logs well under that.
+log_buf_len=${GPUMEM_LOG_BUF_LEN:-4M}
+cmdline="console=ttyS0 panic=-1 loglevel=7"
+[ "$log_buf_len" != kernel ] && cmdline="$cmdline log_buf_len=$log_buf_len"
+[ $kunit = 0 ] && cmdline="$cmdline gpumemtest.nokunit"
 [ "${GPUMEM_NO_MODULE:-0}" = 1 ] && cmdline="$cmdline gpumemtest.nomodule"
 [ $demo = 1 ] && cmdline="$cmdline gpumemtest.mode=$script loglevel=4"
 [ "$only" != '*' ] && cmdline="$cmdline gpumemtest.only=$only"
@@ -170,5 +181,6 @@ if [ $demo = 1 ]; then
 		grep -v 'GPUMEM-DEMO-'
 fi
 checks=(--series "$series" --only "$only")
+[ $kunit = 0 ] && checks+=(--no-kunit)
 [ $demo = 1 ] && checks+=(--demo)
 exec python3 "$GPUMEM_TOP/scripts/check-log" "$log" "${log%.log}.chan" "$label" "${checks[@]}"

@@ -46,7 +46,7 @@ else
 fi
 tc_end
 # the orphaned events, from before the first allocator exits
-"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" &
+"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" 8>&- &
 ow_pid=$!
 GM_PIDS="$GM_PIDS $ow_pid"
 # ev_of PID: the orphaned events of allocator PID (JSON lines).

@@ -28,7 +28,7 @@ evb0=$(cat "$GM_PARAMS/orphan_event_bytes")
 trap 'echo "$evb0" >"$GM_PARAMS/orphan_event_bytes"; _gm_cleanup' EXIT
 echo 0 >"$GM_PARAMS/orphan_event_bytes"
 
-"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/sw.out" 2>"$GM_TMP/sw.err" &
+"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/sw.out" 2>"$GM_TMP/sw.err" 8>&- &
 GM_PIDS="$GM_PIDS $!"
 ev_of() { grep "\"pid\":$1," "$GM_TMP/sw.out"; }
 has_ev() { [ -n "$(ev_of "$1")" ]; }

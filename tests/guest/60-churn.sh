@@ -126,7 +126,7 @@ reader() {
 bgrun() {
 	_bn=$1
 	shift
-	"$@" &
+	"$@" 8>&- &
 	eval "bg_$_bn=$!"
 	GM_PIDS="$GM_PIDS $!"
 }
@@ -157,7 +157,7 @@ kill_churn() {
 	_t=$1 _d=$2 _k=$3 _i=0
 	while [ $_i -lt "$KILLS" ] && before_deadline; do
 		_out=k-$_t-$ROUND-$_i
-		"$GM_ALLOC" alloc -d "$_d" -k "$_k" -n 16 -s 64K -c gm-churn -t 60 >"$GM_TMP/$_out.out" 2>&1 &
+		"$GM_ALLOC" alloc -d "$_d" -k "$_k" -n 16 -s 64K -c gm-churn -t 60 >"$GM_TMP/$_out.out" 2>&1 8>&- &
 		_p=$!
 		note_pid $_p
 		case $((_i % 3)) in
@@ -183,14 +183,14 @@ prime_churn() {
 	_t=$1 _d=$2 _k=$3 _i=0
 	while [ $_i -lt "$PRIMES" ] && before_deadline; do
 		_s=$GM_TMP/p-$_t-$ROUND-$_i.sock _x=p-$_t-$ROUND-$_i-x
-		"$GM_ALLOC" export -d "$_d" -k "$_k" -n 2 -s 256K -S "$_s" -c gm-pexp -t 60 >"$GM_TMP/$_x.out" 2>&1 &
+		"$GM_ALLOC" export -d "$_d" -k "$_k" -n 2 -s 256K -S "$_s" -c gm-pexp -t 60 >"$GM_TMP/$_x.out" 2>&1 8>&- &
 		_px=$!
 		note_pid $_px
 		wait_ready "$_x" $_px 2>/dev/null
-		"$GM_ALLOC" import -d "$_d" -S "$_s" -c gm-pimp -t 60 >/dev/null 2>&1 &
+		"$GM_ALLOC" import -d "$_d" -S "$_s" -c gm-pimp -t 60 >/dev/null 2>&1 8>&- &
 		_py=$!
 		note_pid $_py
-		"$GM_ALLOC" import -d "$_d" -S "$_s" -c gm-pimp -t 60 >/dev/null 2>&1 &
+		"$GM_ALLOC" import -d "$_d" -S "$_s" -c gm-pimp -t 60 >/dev/null 2>&1 8>&- &
 		_pz=$!
 		note_pid $_pz
 		rsleep 30
@@ -214,7 +214,7 @@ bochs_cycle() {
 	# registration (and keeps the old minor).
 	_holder=""
 	if [ $((ROUND % 2)) = 1 ]; then
-		"$GM_ALLOC" alloc -d bochs -k dumb -n 2 -s 256K -c gm-churn -t 120 >"$GM_TMP/bh-$ROUND.out" 2>&1 &
+		"$GM_ALLOC" alloc -d bochs -k dumb -n 2 -s 256K -c gm-churn -t 120 >"$GM_TMP/bh-$ROUND.out" 2>&1 8>&- &
 		_holder=$!
 		note_pid $_holder
 		wait_ready "bh-$ROUND" $_holder || tc_fail "round $ROUND: bochs holder failed: $(helper_why "bh-$ROUND")"

@@ -62,7 +62,7 @@ spawn_in_cgroup "$O" out alloc -d qxl -k vram -n 3 -s 1M -c gm-ns-out ||
 # the outside process's host pid.
 INNER='T=$1 ALLOC=$2 CTL=$3 CG=$4 TICK=$5 OUT=$6
 sh -c "echo \$\$ >\"\$1/cgroup.procs\" || exit 111; shift; exec \"\$@\"" sh "$CG/in" \
-	"$ALLOC" alloc -d qxl -k vram -n 2 -s 1M -t 600 -c gm-ns-in >"$T/in-alloc.out" 2>&1 &
+	"$ALLOC" alloc -d qxl -k vram -n 2 -s 1M -t 600 -c gm-ns-in >"$T/in-alloc.out" 2>&1 8>&- &
 p=$!
 echo "$p" >"$T/in.pid"
 echo "$$" >"$T/in.self"

@@ -54,7 +54,7 @@ if ! { echo "$NWIN" >"$PAR/leak_windows" && echo 4096 >"$PAR/leak_slack" &&
 fi
 mark=$(w_mark)
 # the suspects as a person sees them: the text watch, leak-suspect only
-"$CTL" watch --type leak-suspect -t 120 >"$GM_TMP/lw.out" 2>"$GM_TMP/lw.err" &
+"$CTL" watch --type leak-suspect -t 120 >"$GM_TMP/lw.out" 2>"$GM_TMP/lw.err" 8>&- &
 lw_pid=$!
 GM_PIDS="$GM_PIDS $lw_pid"
 # in_cg NAME CGDIR ARGS...: quota-alloc ARGS in CGDIR; waits for READY.

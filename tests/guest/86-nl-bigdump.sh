@@ -66,7 +66,7 @@ trap 'big_cleanup; _gm_cleanup' EXIT
 # start NAME COUNT_OF_BOS: one helper in the background, pid appended to pids.
 start() {
 	"$GM_ALLOC" alloc -d vgem -k dumb -n "$2" -s 4096 -t 600 -w -c "gm-big$2" \
-		<"$D/hold" >"$D/$1.out" 2>&1 3>&- &
+		<"$D/hold" >"$D/$1.out" 2>&1 3>&- 8>&- &
 	echo $! >>"$D/pids"
 }
 

@@ -65,7 +65,7 @@ trigger() {
 start_watch() {
 	_n=$1
 	shift
-	"$CTL" watch "$@" >"$GM_TMP/$_n.out" 2>"$GM_TMP/$_n.err" &
+	"$CTL" watch "$@" >"$GM_TMP/$_n.out" 2>"$GM_TMP/$_n.err" 8>&- &
 	eval "${_n}_pid=$!"
 	GM_PIDS="$GM_PIDS $!"
 	sleep 1	# subscribed by then (nothing to wait for on the outside)
@@ -103,7 +103,7 @@ tc_end
 
 tc_begin ctl-watch-line
 # quota-exceeded only: a process that exits may raise an orphaned event
-"$CTL" watch --count 1 --timeout 20 --type quota-exceeded >"$GM_TMP/l.out" 2>"$GM_TMP/l.err" &
+"$CTL" watch --count 1 --timeout 20 --type quota-exceeded >"$GM_TMP/l.out" 2>"$GM_TMP/l.err" 8>&- &
 l_pid=$!
 sleep 1
 trigger

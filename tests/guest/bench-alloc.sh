@@ -85,7 +85,7 @@ pchurn() {
 	rm -f "$GM_TMP"/pchurn.*
 	while [ $_i -lt "$1" ]; do
 		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" churn -n "$3" -s 64K -c gm-bench' \
-			sh "$L" "$QA" "$n" >"$GM_TMP/pchurn.$_i" 2>&1 &
+			sh "$L" "$QA" "$n" >"$GM_TMP/pchurn.$_i" 2>&1 8>&- &
 		_pids="$_pids $!"
 		_i=$((_i + 1))
 	done

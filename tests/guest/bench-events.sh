@@ -99,7 +99,7 @@ listen l2
 d0=$(denied_ctr)
 i=0 rl=""
 while [ $i -lt $procs ]; do
-	in_e "$QA" deny -n $per -p 60000 -s 4K -c "gm-bench-rl$i" >"$GM_TMP/rl$i.out" 2>&1 &
+	in_e "$QA" deny -n $per -p 60000 -s 4K -c "gm-bench-rl$i" >"$GM_TMP/rl$i.out" 2>&1 8>&- &
 	rl="$rl $!"
 	GM_PIDS="$GM_PIDS $!"
 	i=$((i + 1))
@@ -141,7 +141,7 @@ latency() {
 echo 1000000 >"$PAR/event_rate"; echo 1000000 >"$PAR/event_burst"
 log "part 3a: $nflood denied requests back to back (event_rate/event_burst 1000000)"
 listen l5
-sh -c "$IN_E" sh "$E" "$QA" deny -n "$nflood" -s 4K -o "$GM_TMP/latf.ts" -c gm-bench-latf >"$GM_TMP/latf.out" &
+sh -c "$IN_E" sh "$E" "$QA" deny -n "$nflood" -s 4K -o "$GM_TMP/latf.ts" -c gm-bench-latf >"$GM_TMP/latf.out" 8>&- &
 lp=$!
 wait "$lp" || { cat "$GM_TMP/latf.out"; exit 1; }
 mv "$GM_TMP/latf.ts" "$GM_TMP/latf.ts.$lp"
@@ -155,7 +155,7 @@ rm -f "$GM_TMP/latf.ts.$lp" "$GM_TMP/l5.ev"
 
 log "part 3b: $nlat denied requests of one process, 60 ms apart (event_rate/event_burst 1000000)"
 listen l3
-sh -c "$IN_E" sh "$E" "$QA" deny -n "$nlat" -p 60000 -s 4K -o "$GM_TMP/lat1.ts" -c gm-bench-lat >"$GM_TMP/lat.out" &
+sh -c "$IN_E" sh "$E" "$QA" deny -n "$nlat" -p 60000 -s 4K -o "$GM_TMP/lat1.ts" -c gm-bench-lat >"$GM_TMP/lat.out" 8>&- &
 lp=$!
 wait "$lp" || { cat "$GM_TMP/lat.out"; exit 1; }
 mv "$GM_TMP/lat1.ts" "$GM_TMP/lat1.ts.$lp"
@@ -169,7 +169,7 @@ listen l4
 i=0 rl=""
 while [ $i -lt 12 ]; do
 	sh -c "$IN_E" sh "$E" "$QA" deny -n $((nlat / 4)) -p 60000 -s 4K -o "$GM_TMP/latm$i.ts" -c "gm-bench-lat$i" \
-		>"$GM_TMP/latm$i.out" 2>&1 &
+		>"$GM_TMP/latm$i.out" 2>&1 8>&- &
 	rl="$rl $i.$!"
 	GM_PIDS="$GM_PIDS $!"
 	i=$((i + 1))

@@ -28,13 +28,13 @@ case " $drivers " in *" qxl "*) ;; *) echo "bench-gpumemd: no qxl card"; exit 1 
 i=0
 for d in $drivers; do
 	[ "$d" = qxl ] && continue
-	"$GM_ALLOC" alloc -d "$d" -k dumb -n 1 -s 64K -t $hold >"$GM_TMP/p$i.out" 2>&1 &
+	"$GM_ALLOC" alloc -d "$d" -k dumb -n 1 -s 64K -t $hold >"$GM_TMP/p$i.out" 2>&1 8>&- &
 	echo $! >>"$GM_TMP/pids"
 	i=$((i + 1))
 done
 n=0
 while [ $n -lt "$procs" ]; do
-	"$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 64K -t $hold >"$GM_TMP/p$i.out" 2>&1 &
+	"$GM_ALLOC" alloc -d qxl -k vram -n 1 -s 64K -t $hold >"$GM_TMP/p$i.out" 2>&1 8>&- &
 	echo $! >>"$GM_TMP/pids"
 	i=$((i + 1))
 	n=$((n + 1))
@@ -51,7 +51,7 @@ done
 
 # the guest's loopback interface is down until someone brings it up
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-"$GM_BIN/gpumemd" --listen "127.0.0.1:$port" --no-events >"$GM_TMP/gd.out" 2>&1 &
+"$GM_BIN/gpumemd" --listen "127.0.0.1:$port" --no-events >"$GM_TMP/gd.out" 2>&1 8>&- &
 gd=$!
 wait_until 10 wget -q -O "$GM_TMP/m" "http://127.0.0.1:$port/metrics" 2>/dev/null ||
 	{ echo "bench-gpumemd: gpumemd does not answer: $(cat "$GM_TMP/gd.out")"; exit 1; }

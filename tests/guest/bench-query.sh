@@ -33,7 +33,7 @@ run() {
 	rm -f "$GM_TMP"/q*.out
 	while [ $i -lt "$procs" ]; do
 		"$GM_ALLOC" alloc -d qxl -k vram -n "$bos" -s 4096 -t $hold \
-			>"$GM_TMP/q$i.out" 2>&1 &
+			>"$GM_TMP/q$i.out" 2>&1 8>&- &
 		echo $! >>"$GM_TMP/qpids"
 		i=$((i + 1))
 	done

@@ -62,7 +62,7 @@ if [ -x "$CTL" ]; then
 		echo "== a container limited to 4 MiB of VRAM ========================"
 		cg=$GM_CGROOT/demo-tenant
 		mkcgroup "$cg"
-		$CTL watch --json --count 2 --timeout 20 >"$GM_TMP/events" 2>&1 &
+		$CTL watch --json --count 2 --timeout 20 >"$GM_TMP/events" 2>&1 8>&- &
 		watcher=$!
 		sleep 1
 		echo "\$ gpumemctl limit set $cg --max 4M --high 3M"

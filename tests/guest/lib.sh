@@ -114,7 +114,7 @@ bench_allocators() {
 	shift 2
 	_bi=0
 	while [ $_bi -lt "$_bn" ]; do
-		"$@" >"$GM_TMP/b$_bi.out" 2>&1 &
+		"$@" >"$GM_TMP/b$_bi.out" 2>&1 8>&- &
 		eval "par$_bi=$!"
 		GM_PIDS="$GM_PIDS $!"
 		_bi=$((_bi + 1))

@@ -65,7 +65,7 @@ run_in() {
 # event sent before it has then been printed too.
 w_start() {
 	: >"$GM_TMP/w.out"
-	"$CTL" watch --json -t 900 >"$GM_TMP/w.out" 2>"$GM_TMP/w.err" &
+	"$CTL" watch --json -t 900 >"$GM_TMP/w.out" 2>"$GM_TMP/w.err" 8>&- &
 	w_pid=$!
 	GM_PIDS="$GM_PIDS $w_pid"
 	w_sync
