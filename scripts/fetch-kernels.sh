@@ -95,13 +95,17 @@ setup_trixie() {
 		apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# in_trixie CMD... : run a command inside the trixie tree.
+# in_trixie CMD... : run a command inside the trixie tree, in an environment
+# of its own: the caller's (TMPDIR, PATH, MAKEFLAGS, ...) names places and
+# tools of the host that the tree does not have (a host TMPDIR made
+# mktemp and make fail in there).
 in_trixie() {
 	local m
 	for m in proc dev; do
 		mountpoint -q "$TRIXIE/$m" || mount --bind "/$m" "$TRIXIE/$m"
 	done
-	chroot "$TRIXIE" "$@"
+	chroot "$TRIXIE" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TMPDIR=/tmp \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 	local rc=$?
 	umount "$TRIXIE/dev" "$TRIXIE/proc" 2>/dev/null || true
 	return $rc
