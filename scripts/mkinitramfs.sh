@@ -115,7 +115,8 @@ if [ -d "$guest" ]; then
 fi
 
 # python3 and the kernel's generic YNL CLI (tools/net/ynl of the test
-# kernel's source) in /opt/ynl with uapi/gpumem.yaml, for
+# kernel's source, linux-source-6.12: scripts/fetch-ynl.sh takes it from the
+# test kernel's tree or, without one, from the source package) in /opt/ynl with uapi/gpumem.yaml, for
 # tests/guest/87-ynl.sh and 95-quota-badinput.sh. Only what the CLI loads
 # goes in: Debian's python3.11 (not a pyenv one) runs it once with -v on the
 # host (it fails to find the family there, after every import) and each
@@ -139,10 +140,12 @@ cp_same() {
 }
 add_ynl() {
 	local py=/usr/bin/python3.11 src ynl vlog files t0=$SECONDS out kb0
-	src=$(cat "$GPUMEM_CACHE/kernels/test/build" 2>/dev/null || true)
+	"$GPUMEM_TOP/scripts/fetch-ynl.sh" ||
+		{ log "mkinitramfs $series: scripts/fetch-ynl.sh failed: no python"; return 0; }
+	src=$GPUMEM_CACHE/ynl
 	ynl=$src/tools/net/ynl
 	if [ ! -e "$ynl/cli.py" ] || [ ! -e "$ynl/lib/ynl.py" ]; then
-		log "mkinitramfs $series: no YNL CLI in '$ynl' (scripts/build-testkernel.sh unpacks it): no python"
+		log "mkinitramfs $series: no YNL CLI in '$ynl' (scripts/fetch-ynl.sh): no python"
 		return 0
 	fi
 	if [ ! -x "$py" ] || ! env -i "$py" -c 'import yaml' 2>/dev/null; then
