@@ -87,6 +87,45 @@ static void lk_sawtooth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.rises, 0U);
 }
 
+/*
+ * Peaks that rise window after window over a fixed floor of 2 MiB: the
+ * floor never rises, so no event (a detector keyed on the peaks fires).
+ */
+static void lk_sawtooth_rising_peaks(struct kunit *test)
+{
+	struct gpumem_leak_state st = {};
+	u64 usage = 0, vals[2];
+	unsigned int w, events = 0;
+
+	for (w = 0; w < 10; w++) {
+		vals[0] = 2 * LK_MIB + (w + 1) * LK_MIB;
+		vals[1] = 2 * LK_MIB;
+		events += lk_window(&st, &usage, vals, 2);
+	}
+	KUNIT_EXPECT_EQ(test, events, 0U);
+	KUNIT_EXPECT_EQ(test, st.rises, 0U);
+}
+
+/*
+ * A floor that falls while the value each window ends at rises (10, 9, 8
+ * ... MiB low; 11, 12, 13 ... MiB at the end): no event (a detector keyed
+ * on the last value fires).
+ */
+static void lk_sawtooth_falling_floor(struct kunit *test)
+{
+	struct gpumem_leak_state st = {};
+	u64 usage = 0, vals[2];
+	unsigned int w, events = 0;
+
+	for (w = 0; w < 8; w++) {
+		vals[0] = (10 - w) * LK_MIB;
+		vals[1] = (11 + w) * LK_MIB;
+		events += lk_window(&st, &usage, vals, 2);
+	}
+	KUNIT_EXPECT_EQ(test, events, 0U);
+	KUNIT_EXPECT_EQ(test, st.rises, 0U);
+}
+
 /* A sawtooth on top of a growing base is a staircase all the same */
 static void lk_sawtooth_on_staircase(struct kunit *test)
 {
@@ -349,6 +388,8 @@ static void lk_cgroup_counters(struct kunit *test)
 static struct kunit_case gpumem_leak_cases[] = {
 	KUNIT_CASE(lk_staircase),
 	KUNIT_CASE(lk_sawtooth),
+	KUNIT_CASE(lk_sawtooth_rising_peaks),
+	KUNIT_CASE(lk_sawtooth_falling_floor),
 	KUNIT_CASE(lk_sawtooth_on_staircase),
 	KUNIT_CASE(lk_plateau),
 	KUNIT_CASE(lk_below_slack),

@@ -3,12 +3,17 @@
 # Leak suspicion (kmod/leak.c): with 1000 ms windows and leak_windows=3, three
 # qxl allocators run at once, each in a cgroup of its own:
 #   a staircase (quota-alloc stair: 256 KiB more every 300 ms, 20 steps, held)
-#   a sawtooth  (quota-alloc saw: 2 x 1 MiB, held 150 ms, freed, again)
+#   a sawtooth  (quota-alloc saw: 2 + k x 256 KiB in cycle k, held 150 ms,
+#               freed, again: rising peaks, over a floor of 4 x 256 KiB
+#               held throughout)
+#   a sawtooth with a falling floor (16 x 256 KiB held, one freed after
+#               each cycle, the same rising peaks above it)
 #   a plateau   (quota-alloc hold: 4 x 1 MiB at once, held)
 # `gpumemctl watch --json` must show exactly one leak-suspect for the
 # staircase's pid (its comm, cgroup, device, vram) and exactly one for its
 # cgroup (no pid), each with a growth of at least 3 windows x 256 KiB, and
-# none for the sawtooth and the plateau, their pids or cgroups. While they
+# none for the sawtooths and the plateau, their pids or cgroups (a
+# detector keyed on the peaks, or on the value a window ends at, fails). While they
 # run (after the staircase's event), `gpumemctl leaks --json` and debugfs
 # `leaks` list exactly those two suspects among the test's pids and cgroups,
 # with the event's figures; an unprivileged `gpumemctl leaks` is refused
@@ -19,8 +24,8 @@
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="leak-param-invalid leak-staircase leak-sawtooth leak-plateau leak-list
-	leak-list-unpriv leak-list-gone"
+CASES="leak-param-invalid leak-staircase leak-sawtooth leak-sawtooth-falling-floor leak-plateau
+	leak-list leak-list-unpriv leak-list-gone"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -28,8 +33,9 @@ PAR=/sys/module/gpumem/parameters
 [ -w "$PAR/leak_window_ms" ] || fail_all "no $PAR/leak_window_ms (gpumem without leak suspicion)"
 CG_S=$GM_CGROOT/gm-leak-stair
 CG_W=$GM_CGROOT/gm-leak-saw
+CG_F=$GM_CGROOT/gm-leak-sawf
 CG_P=$GM_CGROOT/gm-leak-plat
-quota_setup "$CG_S" "$CG_W" "$CG_P"
+quota_setup "$CG_S" "$CG_W" "$CG_F" "$CG_P"
 win0=$(cat "$PAR/leak_window_ms")
 nwin0=$(cat "$PAR/leak_windows")
 slack0=$(cat "$PAR/leak_slack")
@@ -66,8 +72,10 @@ in_cg() {
 }
 in_cg stair "$CG_S" stair -n "$NSTEP" -s "$STEP" -p 300000 -t "$HOLD" -c gm-leak-stair ||
 	fail_all "staircase: $(helper_why stair)"
-in_cg saw "$CG_W" saw -n 2 -s 1M -p 150000 -t "$HOLD" -c gm-leak-saw ||
+in_cg saw "$CG_W" saw -n 2 -s "$STEP" -f 4 -r -p 150000 -t "$HOLD" -c gm-leak-saw ||
 	fail_all "sawtooth: $(helper_why saw)"
+in_cg sawf "$CG_F" saw -n 2 -s "$STEP" -f 16 -F -r -p 150000 -t "$HOLD" -c gm-leak-sawf ||
+	fail_all "sawtooth with a falling floor: $(helper_why sawf)"
 in_cg plat "$CG_P" hold -n 4 -s 1M -t "$HOLD" -c gm-leak-plat ||
 	fail_all "plateau: $(helper_why plat)"
 # the suspects now, once the staircase's event came (it is one until its
@@ -88,7 +96,7 @@ unpriv_rc=$?
 leaks2_rc=$?
 stair_alive=0
 kill -0 "$stair_pid" 2>/dev/null && stair_alive=1
-for p in "$stair_pid" "$saw_pid" "$plat_pid"; do reap "$p" $((HOLD + 60)); done
+for p in "$stair_pid" "$saw_pid" "$sawf_pid" "$plat_pid"; do reap "$p" $((HOLD + 60)); done
 # the staircase's buffers are freed: its rows go (a delayed free may lag)
 t=0
 while "$CTL" leaks --json >"$GM_TMP/leaks3.json" 2>&1 &&
@@ -156,14 +164,31 @@ tc_end
 
 tc_begin leak-sawtooth
 cycles=$(out_val saw SAW cycles)
-log "sawtooth: $cycles cycles"
+log "sawtooth: $(grep '^SAW' "$GM_TMP/saw.out")"
 # 2 x 150 ms a cycle: about 33 in 10 s; a slow kernel does fewer, but it
 # must have freed in every window (at least one cycle a second)
 tc_num -ge "sawtooth cycles" "$cycles" "$HOLD"
+tc_eq "its floor at the end (fixed: 4 buffers)" "$(out_val saw SAW floor)" 4
+# peaks rose by one buffer a cycle, to at most 8 (4 x 2)
+p_want=$((2 + cycles - 1))
+[ "$p_want" -gt 8 ] && p_want=8
+tc_eq "its highest peak (buffers)" "$(out_val saw SAW peak)" "$p_want"
 tc_eq "leak-suspect events of the sawtooth's pid" \
 	"$(echo "$leaks" | grep -c "\"pid\":$saw_pid,")" 0
 tc_eq "leak-suspect events of the sawtooth's cgroup" \
 	"$(echo "$leaks" | grep -c "\"cgroup_id\":$(stat -c %i "$CG_W"),")" 0
+tc_end
+
+tc_begin leak-sawtooth-falling-floor
+cycles=$(out_val sawf SAW cycles)
+log "sawtooth with a falling floor: $(grep '^SAW' "$GM_TMP/sawf.out")"
+tc_num -ge "cycles" "$cycles" "$HOLD"
+f_want=$((16 - cycles))
+[ "$f_want" -lt 0 ] && f_want=0
+tc_eq "its floor at the end (16 buffers, one fewer a cycle)" "$(out_val sawf SAW floor)" "$f_want"
+tc_eq "leak-suspect events of its pid" "$(echo "$leaks" | grep -c "\"pid\":$sawf_pid,")" 0
+tc_eq "leak-suspect events of its cgroup" \
+	"$(echo "$leaks" | grep -c "\"cgroup_id\":$(stat -c %i "$CG_F"),")" 0
 tc_end
 
 tc_begin leak-plateau
@@ -197,11 +222,11 @@ if [ -n "$cgl" ]; then
 	leak_check "listed cgroup" "$cgl"
 	tc_num -le "listed cgroup: since_ms" "$(echo "$cgl" | jget since_ms)" $(((HOLD + 5) * 1000))
 fi
-for p in "$saw_pid" "$plat_pid"; do
+for p in "$saw_pid" "$sawf_pid" "$plat_pid"; do
 	tc_eq "listed suspects of pid $p (sawtooth or plateau)" \
 		"$(grep -c "\"pid\":$p," "$GM_TMP/leaks.json")" 0
 done
-for c in "$CG_W" "$CG_P"; do
+for c in "$CG_W" "$CG_F" "$CG_P"; do
 	tc_eq "listed suspects of cgroup $c" \
 		"$(grep -c "\"cgroup_id\":$(stat -c %i "$c")," "$GM_TMP/leaks.json")" 0
 done
@@ -212,8 +237,8 @@ tc_eq "debugfs leaks: the staircase's pid" \
 	"$(grep -Ec "^$qxl vram $stair_pid gm-leak-stair $cgid_s /gm-leak-stair [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+\$" "$GM_TMP/leaks.dbg")" 1
 tc_eq "debugfs leaks: the staircase's cgroup" \
 	"$(grep -Ec "^$qxl vram - - $cgid_s /gm-leak-stair [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+\$" "$GM_TMP/leaks.dbg")" 1
-tc_eq "debugfs leaks: rows of the sawtooth and the plateau" \
-	"$(grep -Ec " ($saw_pid|$plat_pid) | ($(stat -c %i "$CG_W")|$(stat -c %i "$CG_P")) " "$GM_TMP/leaks.dbg")" 0
+tc_eq "debugfs leaks: rows of the sawtooths and the plateau" \
+	"$(grep -Ec " ($saw_pid|$sawf_pid|$plat_pid) | ($(stat -c %i "$CG_W")|$(stat -c %i "$CG_F")|$(stat -c %i "$CG_P")) " "$GM_TMP/leaks.dbg")" 0
 tc_end
 
 tc_begin leak-list-unpriv

@@ -141,8 +141,19 @@ tc_eq "gpumem_process_bytes vram" "$(m gpumem_process_bytes $psel 'region="vram"
 # shellcheck disable=SC2086
 tc_eq "gpumem_process_buffers" "$(m gpumem_process_buffers $psel)" \
 	"$(tbl_get "$GM_TMP/charged" bos pid="$pid" device="$card")"
-# stats-get and the agent's own families are there
-tc_num -ge "gpumem_walks_total" "$(m gpumem_walks_total)" 0
+# stats-get: the walks counter equals debugfs stats read right before and
+# after the scrape (when nothing walked in between: tried 5 times)
+ok=""
+for try in 1 2 3 4 5; do
+	snap stats; w0=$(tbl_get "$GM_TMP/stats" value name=walks)
+	scrape
+	snap stats; w1=$(tbl_get "$GM_TMP/stats" value name=walks)
+	mw=$(m gpumem_walks_total)
+	[ -n "$w0" ] && [ "$w0" = "$w1" ] && { ok=1; break; }
+done
+[ -n "$ok" ] || tc_fail "debugfs walks changed across every scrape ($w0 -> $w1)"
+tc_eq "gpumem_walks_total = debugfs walks" "$mw" "$w0"
+# the agent's own families
 tc_eq "gpumem_events_subscribed" "$(m gpumem_events_subscribed)" 1
 tc_eq "gpumem_scrape_errors" "$(m gpumem_scrape_errors)" 0
 tc_end
@@ -179,8 +190,8 @@ snap quotas
 tc_eq "gpumem_cgroup_denied_total = quotas denied" "$d1" \
 	"$(tbl_get "$GM_TMP/quotas" denied cgroup="$CGP" device="$card" region=vram)"
 tc_eq "gpumem_cgroup_denied_total rose by" "$(($(num "$d1") - $(num "$d0")))" 1
-tc_num -ge "gpumem_events_total{quota-exceeded} rose by" "$(($(num "$e1") - $(num "$e0")))" 1
-tc_num -ge "JSON event lines for $CGP" "$(json_lines)" $((j0 + 1))
+tc_eq "gpumem_events_total{quota-exceeded} rose by (the one denial)" "$(($(num "$e1") - $(num "$e0")))" 1
+tc_eq "JSON event lines for $CGP" "$(json_lines)" $((j0 + 1))
 # the host checks this scrape with promtool (scripts/check-log)
 cp "$GM_TMP/m" "$GM_ARTDIR/gpumemd-promtool.prom" || tc_fail "cannot leave the scrape for the host"
 line=$(grep "\"cgroup\":\"$CGP\"" "$GM_TMP/gd.out" | tail -n 1)
@@ -219,17 +230,22 @@ else
 	tc_eq "gpumem_up after the load" "$(m gpumem_up)" 1
 	tc_eq "gpumem_events_subscribed after the load" "$(m gpumem_events_subscribed)" 1
 	tc_eq "gpumem_events_resubscriptions_total" "$(m gpumem_events_resubscriptions_total)" 1
-	tc_num -ge "devices after the load" \
-		"$(grep -c "^gpumem_device_capacity_bytes{device=\"$card\"" "$GM_TMP/m")" 1
+	snap devices
+	tc_eq "device regions after the load (debugfs devices' rows)" \
+		"$(grep -c "^gpumem_device_capacity_bytes{device=\"$card\"" "$GM_TMP/m")" \
+		"$(tbl_count "$GM_TMP/devices" device="$card")"
+	tc_num -ge "device regions after the load" "$(tbl_count "$GM_TMP/devices" device="$card")" 1
 	# the limits went with the module: set again, and deny again
 	"$CTL" limit set "$CG" --max 1M --device "$card" >"$GM_TMP/set.out" 2>&1 ||
 		tc_fail "limit set after the load: $(cat "$GM_TMP/set.out")"
 	e0=$(evq)
 	j0=$(json_lines)
 	deny_once
-	wait_until 10 test "$(json_lines)" -gt "$j0" || tc_fail "no JSON event line after the reload"
+	jl_more() { [ "$(json_lines)" -gt "$j0" ]; }
+	wait_until 10 jl_more || tc_fail "no JSON event line after the reload"
 	scrape
-	tc_num -ge "events after the reload" "$(($(num "$(evq)") - $(num "$e0")))" 1
+	tc_eq "quota-exceeded events after the reload (the one denial)" "$(($(num "$(evq)") - $(num "$e0")))" 1
+	tc_eq "JSON event lines after the reload" "$(json_lines)" $((j0 + 1))
 	# shellcheck disable=SC2086
 	tc_eq "denied after the reload (a new module counts anew)" \
 		"$(m gpumem_cgroup_denied_total $sel)" 1

@@ -3,8 +3,9 @@
 # gpumemctl's exit codes: 2 for every kind of bad argument (with a message,
 # nothing on stdout, never a crash), and as a user without CAP_NET_ADMIN:
 # 4 for `buffers` (admin-only in the kernel) while ps/devices/stats work;
-# such a user gets 10 walks (the held view) per second, then EBUSY with a
-# message, while the charged view and root are never limited.
+# such users share 10 walks (the held view) per rate-limit window of one
+# second, then EBUSY with a message, while the charged view and root are
+# never limited.
 # The unprivileged user comes from busybox su with a line this script adds
 # to /etc/passwd (and removes again).
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +83,8 @@ tc_end
 # --- as a user without CAP_NET_ADMIN ----------------------------------------------
 CTL_USER=gmctl
 CTL_UID=60123
+CTL_USER2=gmctl2
+CTL_UID2=60124
 added_user=0
 created_passwd=0
 ctl_cleanup() {
@@ -89,7 +92,7 @@ ctl_cleanup() {
 		if [ "$created_passwd" = 1 ]; then
 			rm -f /etc/passwd
 		else
-			sed -i "/^$CTL_USER:/d" /etc/passwd
+			sed -i -e "/^$CTL_USER:/d" -e "/^$CTL_USER2:/d" /etc/passwd
 		fi
 	fi
 }
@@ -97,7 +100,8 @@ trap 'ctl_cleanup; _gm_cleanup' EXIT
 
 if ! grep -q "^$CTL_USER:" /etc/passwd 2>/dev/null; then
 	[ -e /etc/passwd ] || created_passwd=1
-	if echo "$CTL_USER:x:$CTL_UID:$CTL_UID:gpumemctl test:/:/bin/sh" >>/etc/passwd; then
+	if echo "$CTL_USER:x:$CTL_UID:$CTL_UID:gpumemctl test:/:/bin/sh" >>/etc/passwd &&
+		echo "$CTL_USER2:x:$CTL_UID2:$CTL_UID2:gpumemctl test 2:/:/bin/sh" >>/etc/passwd; then
 		added_user=1
 	fi
 fi
@@ -145,11 +149,15 @@ tc_eq "stats as uid $CTL_UID: exit" "$user_rc" 0
 tc_end
 
 # A walk (the held view) holds each DRM device's client list while it
-# collects handles: callers without CAP_SYS_ADMIN share 10 walks a second
-# (kmod/netlink.c). 60 held dumps back to back as the user: some answered,
-# the rest EBUSY with the kernel's message (6.1 drops a dump's start
-# message), no more answered than the windows they spanned allow; the
-# charged view and root are not limited.
+# collects handles: callers without CAP_NET_ADMIN share 10 walks per
+# rate-limit window (kmod/netlink.c: a window is one second from the first
+# call after the last one ended). Two users flood 60 held dumps each at
+# once, after a second without any: the first call (sent at S) starts a
+# window, so every call answered before S + k s was decided in one of the
+# first k windows: at most 10k of those answered, for each k. Some are
+# answered, the rest EBUSY with the kernel's message (6.1 drops a dump's
+# start message); the charged view and root are not limited.
+BUDGET=10
 tc_begin ctl-nonroot-walk-budget
 FUZZ=$GM_BIN/nl-fuzz
 # flood WHO VIEW: 60 dumps as WHO (root or user); fl = the FLOOD line
@@ -165,14 +173,41 @@ flood() {
 	[ "$fl_rc" = 0 ] && [ -n "$fl" ] || tc_fail "nl-fuzz flood as $1 ($2) exited $fl_rc: $(_oneline "$(cat "$GM_TMP/flood.out")")"
 }
 fl_get() { echo "$fl" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-sleep 1	# a fresh budget
+sleep 1.5 2>/dev/null || sleep 2	# a fresh window
+su -s /bin/sh "$CTL_USER2" -c "'$FUZZ' flood -n 60 -V held" >"$GM_TMP/flood2.out" 2>&1 8>&- &
+fl2_pid=$!
 flood user held
-ok=$(num "$(fl_get ok)") busy=$(num "$(fl_get busy)") ms=$(num "$(fl_get ms)")
-tc_eq "user held: answered + busy" "$((ok + busy)) $(fl_get other)" "60 0"
-tc_num -ge "user held: answered" "$ok" 1
-tc_num -ge "user held: EBUSY" "$busy" 1
-# at most 10 per one-second window; the flood spans at most ms/1000 + 2 windows
-tc_num -le "user held: answered in $ms ms" "$ok" "$((10 * (ms / 1000 + 2)))"
+wait "$fl2_pid"
+fl2_rc=$?
+fl2=$(grep '^FLOOD ' "$GM_TMP/flood2.out")
+log "  user2 held: $fl2"
+[ "$fl2_rc" = 0 ] && [ -n "$fl2" ] || tc_fail "nl-fuzz flood as $CTL_USER2 exited $fl2_rc: $(_oneline "$(cat "$GM_TMP/flood2.out")")"
+ok=$(num "$(fl_get ok)") busy=$(num "$(fl_get busy)")
+ok2=$(echo "$fl2" | tr ' ' '\n' | sed -n 's/^ok=//p') busy2=$(echo "$fl2" | tr ' ' '\n' | sed -n 's/^busy=//p')
+ok2=$(num "$ok2") busy2=$(num "$busy2")
+tc_eq "user held: answered + busy, other" "$((ok + busy)) $(fl_get other)" "60 0"
+tc_eq "user2 held: answered + busy" "$((ok2 + busy2))" 60
+tc_num -ge "both users: answered" "$((ok + ok2))" 1
+tc_num -ge "both users: EBUSY" "$((busy + busy2))" 1
+# Per window, both users' calls together (one budget)
+cat "$GM_TMP/flood.out" "$GM_TMP/flood2.out" | awk -v budget="$BUDGET" '
+	$1 == "CALL" { n++; s[n] = $2; e[n] = $3; v[n] = $4
+		if (n == 1 || $2 < s0) s0 = $2; if ($3 > emax) emax = $3 }
+	END {
+		kmax = int((emax - s0) / 1000) + 1
+		for (k = 1; k <= kmax; k++) {
+			c = 0
+			for (i = 1; i <= n; i++) if (v[i] == "ok" && e[i] < s0 + 1000 * k) c++
+			printf "%d %d %d\n", k, c, budget * k
+		}
+	}' >"$GM_TMP/windows"
+tc_num -ge "calls timed (CALL lines of both floods)" "$(cat "$GM_TMP/flood.out" "$GM_TMP/flood2.out" | grep -c '^CALL ')" 120
+while read -r k c max; do
+	log "  answered before S + ${k} s: $c (at most $max)"
+	tc_num -le "answered in the first $k window(s)" "$c" "$max"
+done <"$GM_TMP/windows"
+tc_num -le "answered in all (windows spanned: $(wc -l <"$GM_TMP/windows"))" "$((ok + ok2))" \
+	"$((BUDGET * $(wc -l <"$GM_TMP/windows")))"
 msg=$(sed -n 's/^BUSYMSG //p' "$GM_TMP/flood.out")
 case $(uname -r) in
 6.1.*) tc_eq "user held: EBUSY message (6.1: none for a dump's start)" "$msg" - ;;

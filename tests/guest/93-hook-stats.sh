@@ -8,20 +8,23 @@
 #  - a cgroup limited to 2 MiB asks 5 times for 1 MiB while a neighbour
 #    keeps 4 MiB resident: hook_denied rises by exactly the 3 denials (as
 #    the limit's own denied counter does), hook_guard_refused by at least
-#    one per denial (TTM wanted to evict the neighbour each time), charged
-#    by at least the 2 placements made; nothing fails, nothing is lost or
+#    one per denial (TTM wanted to evict the neighbour each time; it may
+#    try more than once), charged by exactly the 2 placements made;
+#    events_sent by exactly the events numbered meanwhile (seq S0+1..S1,
+#    S = sent + lost at rest), which are the 3 quota-exceeded events of
+#    the cgroup and orphaned events only; nothing fails, nothing is lost or
 #    suppressed;
-#  - once the helpers exited, their cgroups are charged nothing and
-#    hook_live_records is at most its value before them: nothing this
-#    script made is left (the anchor keeps qxl's console from allocating in
-#    a helper's exit, and the driver's own buffers have no owner). Records
-#    of earlier processes may go meanwhile (on the test kernel 3 records
-#    made before this script went while it ran; whose, is not known), and
-#    none come: so uncharged rose by as much as charged plus what
-#    live_records fell by;
+#  - the helpers' own records, exactly: the charged view lists 4 and 2
+#    placements for their pids; once they exited, their cgroups are charged
+#    nothing and hook_live_records is back at its value before them,
+#    charged and uncharged rose by exactly those 6. The script starts from
+#    a settled count (records of earlier scripts' buffers that TTM frees
+#    late go first: hook_live_records unchanged for 3 s);
 #  - with event_burst=1 and event_rate=1 a fresh cgroup denied 5 times
 #    sends some events and suppresses the others: sent for it + suppressed
-#    = 5 exactly;
+#    = 5 exactly; a 6th denial 2 s later (a token back) is sent and carries
+#    the count suppressed before it: the suppressed fields of the cgroup's
+#    events add up to hook_events_suppressed's increase;
 #  - `gpumemctl stats --json` says what debugfs stats says at rest;
 #  - test kernel (fault injection): 3 of 5 placements without memory for
 #    their records count as hook_charge_failed = 3 (and make no record), 2
@@ -90,41 +93,76 @@ tc_num -ge "sequence numbers taken (the sync events at least)" "$(num "$(last_se
 tc_num -ge "hook_denied (the sync events' denials at least)" "$(hv rest denied)" 1
 tc_end
 
+# jget_sum KEY: the sum of KEY over the JSON lines on stdin
+jget_sum() { _sum=0; while IFS= read -r _l; do _sum=$((_sum + $(num "$(printf '%s\n' "$_l" | jget "$1")"))); done; echo "$_sum"; }
+# settled: at rest, and hook_live_records unchanged for 3 s
+settled() {
+	at_rest || return 1
+	_l0=$(hv rest live_records)
+	sleep 3
+	at_rest && [ "$(hv rest live_records)" = "$_l0" ]
+}
+# charged_bos PID: the placements the charged view counts for PID on qxl
+charged_bos() { snap charged; num "$(tbl_get "$GM_TMP/charged" bos pid="$1" device="$qxl")"; }
+# seq_events A B: the events the watch printed with A < seq <= B
+seq_events() {
+	awk -v a="$1" -v b="$2" '{ s = $0; sub(/.*"seq":/, "", s); sub(/[,}].*/, "", s)
+		if (s + 0 > a && s + 0 <= b) print }' "$GM_TMP/w.out"
+}
+
 tc_begin hook-stats-deny
-wait_until 10 at_rest || tc_fail "not at rest before: $(rest_why)"
+wait_until 30 settled || tc_fail "not settled before: $(rest_why)"
 cp "$GM_TMP/hs.rest" "$GM_TMP/hs.base"
 ctl_ok limit set "$H" --max 2M
 hold_in "$N" nb -n 4 -s 1M -c gm-hs-nb || tc_fail "neighbour: $(helper_why nb)"
 tc_eq "neighbour's buffers" "$(out_total nb ok) $(out_total nb denied)" "4 0"
 dq0=$(num "$(q_get /gpumem-q-hs all denied)")
 ds0=$(num "$(q_get /gpumem-q-sync all denied)")
-hs d0
+wait_until 10 at_rest || tc_fail "not at rest with the neighbour: $(rest_why)"
+cp "$GM_TMP/hs.rest" "$GM_TMP/hs.d0"
 hold_in "$H" h1 -n 5 -s 1M -c gm-hs-h1 || tc_fail "helper: $(helper_why h1)"
+w_sync || tc_fail "the sync event did not arrive"
 hs d1
 tc_eq "h1 got/denied" "$(out_total h1 ok) $(out_total h1 denied)" "2 3"
 tc_eq "the limit's denied counter rose by" $(($(num "$(q_get /gpumem-q-hs all denied)") - dq0)) 3
 tc_eq "the sync cgroup's denied counter rose by" $(($(num "$(q_get /gpumem-q-sync all denied)") - ds0)) 0
 tc_eq "hook_denied rose by" "$(hd d0 d1 denied)" 3
 tc_num -ge "hook_guard_refused rose by (one eviction at least per denial)" "$(hd d0 d1 guard_refused)" 3
-tc_num -ge "hook_charged rose by (h1's 2 placements)" "$(hd d0 d1 charged)" 2
+tc_eq "hook_charged rose by (h1's 2 placements)" "$(hd d0 d1 charged)" 2
 tc_eq "hook_charge_failed rose by" "$(hd d0 d1 charge_failed)" 0
 tc_eq "hook_events_lost rose by" "$(hd d0 d1 events_lost)" 0
 tc_eq "hook_events_suppressed rose by (a fresh bucket of 200)" "$(hd d0 d1 events_suppressed)" 0
-tc_num -ge "hook_events_sent rose by (3 quota-exceeded events)" "$(hd d0 d1 events_sent)" 3
+# the events numbered from d0 to d1 (the sync event after h1 is in d1)
+s0=$(($(hv d0 events_sent) + $(hv d0 events_lost)))
+s1=$(($(hv d1 events_sent) + $(hv d1 events_lost)))
+seq_events "$s0" "$s1" >"$GM_TMP/dev.ev"
+sed 's/^/#   /' "$GM_TMP/dev.ev"
+n_h=$(grep '"type":"quota-exceeded"' "$GM_TMP/dev.ev" | grep -c '"cgroup":"/gpumem-q-hs"')
+n_sync=$(grep -c '"cgroup":"/gpumem-q-sync"' "$GM_TMP/dev.ev")
+n_orph=$(grep -c '"type":"orphaned"' "$GM_TMP/dev.ev")
+tc_eq "events numbered meanwhile, as the watch printed them" "$(grep -c . "$GM_TMP/dev.ev")" $((s1 - s0))
+tc_eq "h1's quota-exceeded events among them" "$n_h" 3
+tc_eq "events of others among them (but the sync event and orphaned ones)" \
+	$((s1 - s0 - n_h - n_sync - n_orph)) 0
+tc_eq "hook_events_sent rose by (h1's 3 + the sync event + orphaned events)" \
+	"$(hd d0 d1 events_sent)" $((3 + n_sync + n_orph))
+tc_eq "the helpers' records in the charged view (nb, h1)" \
+	"$(charged_bos "$nb_pid") $(charged_bos "$h1_pid")" "4 2"
 tc_end
 
 tc_begin hook-stats-freed
 stop h1
 stop nb
-wait_until 10 at_rest || tc_fail "not at rest after the helpers exited: $(rest_why)"
-tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
-gone=$(($(hv base live_records) - $(hv rest live_records)))
+# back at the settled count (TTM may free the helpers' buffers a little later)
+back() { at_rest && [ "$(hv rest live_records)" = "$(hv base live_records)" ]; }
+wait_until 20 back || tc_fail "hook_live_records not back at $(hv base live_records): $(rest_why)"
 log "hook_live_records $(hv base live_records) before the helpers, $(hv rest live_records) after"
-tc_num -ge "hook_live_records: what went since before the helpers (none of theirs left)" "$gone" 0
-tc_num -ge "hook_charged rose by (4 + 2 placements)" "$(hd base rest charged)" 6
-tc_num -ge "hook_uncharged rose by" "$(hd base rest uncharged)" 6
-tc_eq "uncharged rose by charged's increase + what live_records fell by" \
-	"$(hd base rest uncharged)" $(($(hd base rest charged) + gone))
+tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
+tc_eq "the helpers' rows in the charged view" "$(charged_bos "$nb_pid") $(charged_bos "$h1_pid")" "0 0"
+tc_eq "hook_live_records: before the helpers, after them" \
+	"$(hv rest live_records)" "$(hv base live_records)"
+tc_eq "hook_charged rose by (4 + 2 placements)" "$(hd base rest charged)" 6
+tc_eq "hook_uncharged rose by (the same 6)" "$(hd base rest uncharged)" 6
 tc_end
 
 tc_begin hook-stats-suppressed
@@ -151,6 +189,24 @@ else
 	tc_num -ge "suppressed (5 denials well within 4 seconds)" "$(hd r0 r1 events_suppressed)" 1
 	tc_num -ge "hook_events_sent rose by" "$(hd r0 r1 events_sent)" "$sent"
 	tc_eq "hook_events_lost rose by" "$(hd r0 r1 events_lost)" 0
+	# The count suppressed after the last event sent travels with the
+	# next one: a 6th denial once a token is back (rate 1/s).
+	echo 1 >"$P/event_burst" && echo 1 >"$P/event_rate"
+	sleep 2
+	run_in "$S" r2 "$QA" deny -n 1 -s 64K -c gm-hs-rl
+	hs r2
+	echo "$burst0" >"$P/event_burst"
+	echo "$rate0" >"$P/event_rate"
+	w_since "$m0"
+	echo "$ev" | grep '"cgroup":"/gpumem-q-hs-rl"' >"$GM_TMP/rl.ev"
+	tc_eq "hook_events_suppressed rose by (the 6th denial was sent)" "$(hd r1 r2 events_suppressed)" 0
+	tc_eq "events of the cgroup for 6 denials" "$(grep -c . "$GM_TMP/rl.ev")" $((sent + 1))
+	tc_eq "the 6th event's suppressed: those after the last one sent" \
+		"$(tail -n 1 "$GM_TMP/rl.ev" | jget suppressed)" \
+		$(($(hd r0 r1 events_suppressed) - $(head -n "$sent" "$GM_TMP/rl.ev" | jget_sum suppressed)))
+	tc_eq "the suppressed fields of its events add up to hook_events_suppressed's rise" \
+		"$(jget_sum suppressed <"$GM_TMP/rl.ev")" "$(hd r0 r2 events_suppressed)"
+	tc_num -ge "the 6th event's suppressed" "$(tail -n 1 "$GM_TMP/rl.ev" | jget suppressed)" 1
 fi
 tc_end
 

@@ -47,6 +47,7 @@
  *   FLOOD view=V sent=N ok=N busy=N other=N ms=T   (ms: first send to last reply)
  *   BUSYMSG <the extack message of the first EBUSY, or "-">
  *   OTHER <errno name or what happened> <message>   (each refusal but EBUSY)
+ *   CALL <sent ms> <answered ms> ok|busy|other   (each dump, CLOCK_MONOTONIC)
  *
  * libnl-3 opens the socket and resolves the family; requests are built with
  * nlmsg_put()/nla_put() and patched by hand where libnl would not go
@@ -1173,7 +1174,7 @@ static int do_flood(long count, const char *view)
 	long k, ok = 0, busy = 0, other = 0;
 	char busymsg[256] = "-";
 	struct outcome o;
-	double t0;
+	double t0, t1;
 
 	if (strcmp(view, "held") && strcmp(view, "charged") && strcmp(view, "buffers"))
 		die("-V: held, charged or buffers, not '%s'", view);
@@ -1188,8 +1189,13 @@ static int do_flood(long count, const char *view)
 			put_u32(m, GPUMEM_A_PROC_VIEW, strcmp(view, "held") ?
 				GPUMEM_PROC_VIEW_CHARGED : GPUMEM_PROC_VIEW_HELD);
 		}
+		t1 = now_ms();
 		transact(m, 0, &o, NULL, NULL);
 		nlmsg_free(m);
+		/* each dump: when it was sent and answered (CLOCK_MONOTONIC) */
+		printf("CALL %.3f %.3f %s\n", t1, now_ms(),
+		       o.kind == O_ACK || o.kind == O_DONE_OK ? "ok" :
+		       o.kind == O_ERROR && o.error == EBUSY ? "busy" : "other");
 		if (o.kind == O_ACK || o.kind == O_DONE_OK) {
 			ok++;
 		} else if (o.kind == O_ERROR && o.error == EBUSY) {

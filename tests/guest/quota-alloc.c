@@ -40,10 +40,15 @@
  *       Prints: DEVICE cardN / READY pid (before the first) / STEP i
  *               bytes=B (the bytes held after each) / TOTAL ok=N denied=0
  *               bytes=B / FREED
- *   quota-alloc saw [-n N] [-s SIZE] -p PACE_US [-t SECONDS] [-c COMM]
+ *   quota-alloc saw [-n N] [-s SIZE] -p PACE_US [-f FLOOR] [-r] [-F]
+ *                   [-t SECONDS] [-c COMM]
  *       a sawtooth: allocate N, hold them PACE_US, free them all, wait
- *       PACE_US, again, until SIGTERM/SIGINT or -t SECONDS ends. Any
+ *       PACE_US, again, until SIGTERM/SIGINT or -t SECONDS ends; over a
+ *       floor of FLOOR buffers held throughout (allocated before READY).
+ *       -r: the peaks rise, cycle k allocates N + k (at most 4N); -F: the
+ *       floor falls, one of its buffers freed after each cycle. Any
  *       failure is fatal. Prints: DEVICE cardN / READY pid / SAW cycles=C
+ *       floor=F (buffers left of it) peak=P (the most allocated in a cycle)
  *   quota-alloc anchor -d DRIVER [-t SECONDS]
  *       keep the first device of DRIVER (qxl, bochs, ...) open, not as DRM
  *       master, so that no test process closes its last file (the driver
@@ -152,7 +157,8 @@ static uint64_t pct(const uint64_t *v, size_t n, unsigned int p)
 }
 
 struct opts {
-	uint64_t count, size, pace_us, hold, procs;
+	uint64_t count, size, pace_us, hold, procs, floor;
+	bool rising, falling;
 	const char *go, *out, *driver;
 };
 
@@ -262,30 +268,51 @@ static int cmd_stair(int fd, const char *node, const struct opts *o)
 
 static int cmd_saw(int fd, const char *node, const struct opts *o)
 {
-	uint32_t *h = calloc(o->count, sizeof(*h));
-	uint64_t end = now_ns() + o->hold * 1000000000ull, cycles = 0, i;
+	uint64_t max = o->rising ? 4 * o->count : o->count;
+	uint32_t *h = calloc(max, sizeof(*h));
+	uint32_t *fl = calloc(o->floor + 1, sizeof(*fl));
+	uint64_t end, cycles = 0, i, n, nfloor = 0, peak = 0;
 
-	if (!h)
+	if (!h || !fl)
 		die("out of memory");
 	if (!o->pace_us)
 		die("saw needs -p PACE_US");
 	printf("DEVICE %s\n", node);
+	for (; nfloor < o->floor; nfloor++) {
+		int err = qxl_alloc(fd, o->size, &fl[nfloor]);
+
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 " (floor): %s", node, o->size,
+			    strerror(err));
+	}
 	printf("READY %d\n", (int)getpid());
+	fflush(stdout);
+	end = now_ns() + o->hold * 1000000000ull;
 	while (!stop_signal && now_ns() < end) {
-		for (i = 0; i < o->count; i++) {
+		n = o->rising ? o->count + cycles : o->count;
+		if (n > max)
+			n = max;
+		for (i = 0; i < n; i++) {
 			int err = qxl_alloc(fd, o->size, &h[i]);
 
 			if (err)
 				die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size,
 				    strerror(err));
 		}
+		if (n > peak)
+			peak = n;
 		nap(o->pace_us);
-		for (i = 0; i < o->count; i++)
+		for (i = 0; i < n; i++)
 			qxl_free(fd, h[i]);
+		if (o->falling && nfloor)
+			qxl_free(fd, fl[--nfloor]);
 		cycles++;
 		nap(o->pace_us);
 	}
-	printf("SAW cycles=%" PRIu64 "\n", cycles);
+	printf("SAW cycles=%" PRIu64 " floor=%" PRIu64 " peak=%" PRIu64 "\n", cycles, nfloor, peak);
+	for (i = 0; i < nfloor; i++)
+		qxl_free(fd, fl[i]);
+	free(fl);
 	free(h);
 	return 0;
 }
@@ -549,8 +576,11 @@ int main(int argc, char **argv)
 		    "[-p PACE_US] [-o FILE] [-c COMM]");
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:s:g:t:p:o:c:d:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:g:t:p:o:c:d:P:f:rF")) != -1) {
 		switch (opt) {
+		case 'f': o.floor = parse_num(optarg, false); break;
+		case 'r': o.rising = true; break;
+		case 'F': o.falling = true; break;
 		case 'P': o.procs = parse_num(optarg, false); break;
 		case 'd': o.driver = optarg; break;
 		case 'n': o.count = parse_num(optarg, false); break;
