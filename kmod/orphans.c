@@ -44,6 +44,7 @@
 #include "charge.h"
 #include "classify.h"
 #include "events.h"
+#include "fault_inject.h"
 #include "orphans.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -670,7 +671,8 @@ static void gpumem_orphans_event_fn(struct work_struct *work)
 	pid_t *pids = NULL;
 	int ret;
 
-	ret = gpumem_charge_orphans(&recs, &cap, &nr, true);
+	ret = gpumem_fail_orphans_claim() ? -ENOMEM :
+	      gpumem_charge_orphans(&recs, &cap, &nr, true);
 	if (ret)	/* those not claimed: later */
 		gpumem_orphans_queue(GPUMEM_ORPHAN_EVENT_RETRY);
 	if (!nr || !min_bytes)
@@ -690,7 +692,8 @@ static void gpumem_orphans_event_fn(struct work_struct *work)
 	if (!ng)
 		goto out;	/* nothing big enough: no walk */
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
-	if (!o || gpumem_orphans_build(o, recs, nq) ||
+	if (!o || gpumem_fail_orphans_report() ||
+	    gpumem_orphans_build(o, recs, nq) ||
 	    gpumem_orphans_holders(o, groups, ng, &pids))
 		pids = NULL;	/* each event lost: a gap */
 	for (i = 0; i < ng; i++)
