@@ -24,7 +24,7 @@ if done_stamp "$out" && [ "$(cat "$out/.version" 2>/dev/null)" = "$ver" ]; then
 fi
 rm -rf "$out" "$out.tmp"; mkdir -p "$out.tmp"
 tk=$GPUMEM_CACHE/testkernel-src
-if [ "$(cat "$tk/.version" 2>/dev/null)" = "$ver" ] && [ -e "$tk/tools/net/ynl/cli.py" ]; then
+if [ "$(cat "$tk/.gpumem-source-version" 2>/dev/null)" = "$ver" ] && [ -e "$tk/tools/net/ynl/cli.py" ]; then
 	log "YNL CLI: from the test kernel's tree ($ver)"
 	for p in "${parts[@]}"; do
 		mkdir -p "$out.tmp/$(dirname "$p")"
