@@ -73,13 +73,15 @@ static struct ttm_buffer_object *ot_bo(struct kunit *test)
 	return bo;
 }
 
-/* A counted VRAM record of @bytes for @bo, owned by @owner, in the table. */
-static struct gpumem_charge *ot_record(struct kunit *test,
-				       struct ttm_buffer_object *bo,
-				       struct pid *owner, u64 bytes,
-				       struct gpumem_charge *from)
+/*
+ * A counted VRAM record of @bytes for @bo, owned by @owner (or inheriting
+ * from @from, a new placement of the same buffer), not in the table yet.
+ */
+static struct gpumem_charge *ot_record_new(struct kunit *test,
+					   struct ttm_buffer_object *bo,
+					   struct pid *owner, u64 bytes,
+					   struct gpumem_charge *from)
 {
-	struct gpumem_charge_req req;
 	struct gpumem_charge *c;
 	bool forced, ok;
 
@@ -108,10 +110,28 @@ static struct gpumem_charge *ot_record(struct kunit *test,
 	c->region = GPUMEM_REGION_VRAM;
 	c->counted = true;
 	c->since = jiffies;
-	req = gpumem_charge_req(c);
+	return c;
+}
+
+/* Charge @c and put it in the table (a placement committed). */
+static void ot_record_link(struct kunit *test, struct gpumem_charge *c)
+{
+	struct gpumem_charge_req req = gpumem_charge_req(c);
+
 	req.forced = true;
 	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_ASSERT_EQ(test, gpumem_charge_link(c), 0);
+}
+
+/* A counted VRAM record of @bytes for @bo, owned by @owner, in the table. */
+static struct gpumem_charge *ot_record(struct kunit *test,
+				       struct ttm_buffer_object *bo,
+				       struct pid *owner, u64 bytes,
+				       struct gpumem_charge *from)
+{
+	struct gpumem_charge *c = ot_record_new(test, bo, owner, bytes, from);
+
+	ot_record_link(test, c);
 	return c;
 }
 
@@ -210,6 +230,28 @@ static void ot_inherit(struct kunit *test)
 	put_pid(dead);
 }
 
+/*
+ * A restore racing a claim: the new placement's record is built from the
+ * old one's before the events' claim takes the old one, and committed
+ * after it; then the old placement goes. The orphan is claimed once all
+ * the same: the second claim finds nothing.
+ */
+static void ot_restore_races_claim(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+	struct ttm_buffer_object *bo = ot_bo(test);
+	struct gpumem_charge *o, *c;
+
+	o = ot_record(test, bo, dead, OT_MIB, NULL);
+	c = ot_record_new(test, bo, NULL, OT_MIB, o);	/* the restore starts */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 1U);	/* the claim */
+	ot_record_link(test, c);			/* the restore commits */
+	gpumem_charge_release(o->res);			/* the old placement goes */
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 1U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 0U);
+	put_pid(dead);
+}
+
 /* A death seen while the events are off is never reported later. */
 static void ot_events_off(struct kunit *test)
 {
@@ -243,6 +285,7 @@ static struct kunit_case gpumem_orphans_cases[] = {
 	KUNIT_CASE(ot_claim_once),
 	KUNIT_CASE(ot_sweep_kicks),
 	KUNIT_CASE(ot_inherit),
+	KUNIT_CASE(ot_restore_races_claim),
 	KUNIT_CASE(ot_events_off),
 	KUNIT_CASE(ot_deleted),
 	{}
