@@ -675,14 +675,19 @@ static bool gpumem_man_restore(struct gpumem_man_hook *h)
  * stays in place and keeps passing calls to the driver's (its hook and @hk
  * are never freed, and gpumem pins itself: see the comment at the top).
  *
- * Called with gpumem_hooks_lock held; releases it.
+ * Called with gpumem_hooks_lock held (the waits happen under it: a device
+ * coming or going waits for them too).
+ *
+ * Return: true when @hk is out of the lists, to be freed with
+ * gpumem_ttm_hook_free() once the lock is dropped; false when it stays
+ * (stranded).
  */
-static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
-	__releases(&gpumem_hooks_lock)
+static bool gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 {
 	struct gpumem_man_hook *h, *htmp;
 	bool stranded = false;
 
+	lockdep_assert_held(&gpumem_hooks_lock);
 	list_for_each_entry(h, &gpumem_man_hooks, node)
 		if (h->hk == hk && !gpumem_man_restore(h))
 			stranded = true;
@@ -702,11 +707,10 @@ static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 	if (stranded) {
 		/* found by the other's table through the lists, forever */
 		hk->stranded = true;
-		mutex_unlock(&gpumem_hooks_lock);
 		if (!try_module_get(THIS_MODULE))
 			pr_err("gpumem: unloaded while another module's TTM wrapper still calls it\n");
 		pr_warn("gpumem: a TTM table of gpumem's was wrapped by something else: left in place, passing calls through\n");
-		return;
+		return false;
 	}
 	/* other devices' wrappers may still be walking the lists */
 	list_for_each_entry_safe(h, htmp, &gpumem_man_hooks, node) {
@@ -716,7 +720,12 @@ static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 		}
 	}
 	list_del_rcu(&hk->node);
-	mutex_unlock(&gpumem_hooks_lock);
+	return true;
+}
+
+/* Free @hk, unhooked by gpumem_ttm_unhook(), without gpumem_hooks_lock. */
+static void gpumem_ttm_hook_free(struct gpumem_ttm_hook *hk)
+{
 	synchronize_rcu();	/* no list walker can still reach hk */
 	percpu_ref_exit(&hk->inflight);
 	kfree(hk);
@@ -737,7 +746,7 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev)
 {
 	struct gpumem_ttm_hook *hk;
 	struct gpumem_device *next;
-	bool charged;
+	bool charged, unhooked = false;
 
 	/*
 	 * Before any table is restored, or another device is charged: from
@@ -758,17 +767,16 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev)
 	list_del_init(&gdev->hook_node);
 	gdev->ttm_hook = NULL;
 	if (list_empty(&hk->users)) {
-		gpumem_ttm_unhook(hk);	/* drops the lock */
-	} else {
-		if (charged) {
-			next = list_first_entry(&hk->users,
-						struct gpumem_device,
-						hook_node);
-			WRITE_ONCE(hk->minor, next->minor);
-			WRITE_ONCE(next->ttm_alias, false);
-		}
-		mutex_unlock(&gpumem_hooks_lock);
+		unhooked = gpumem_ttm_unhook(hk);
+	} else if (charged) {
+		next = list_first_entry(&hk->users, struct gpumem_device,
+					hook_node);
+		WRITE_ONCE(hk->minor, next->minor);
+		WRITE_ONCE(next->ttm_alias, false);
 	}
+	mutex_unlock(&gpumem_hooks_lock);
+	if (unhooked)
+		gpumem_ttm_hook_free(hk);
 	gpumem_charge_forget_device(gdev->minor);
 }
 
