@@ -9,9 +9,13 @@
  * handed to the sink in one step under gpumem_events_lock, so listeners see
  * them in order.
  *
- * Rate limiting: a token bucket per cgroup (struct gpumem_ratelimit, kept
- * by the limits); the next event sent for that cgroup carries the number
- * suppressed meanwhile.
+ * Rate limiting: a token bucket (struct gpumem_ratelimit) per event type,
+ * cgroup and device (struct gpumem_event_key), so that one tenant's flood
+ * of events leaves every other tenant's intact; the next event sent from a
+ * bucket carries the number it suppressed meanwhile. The buckets live in a
+ * table of at most gpumem_rl_max entries (GPUMEM_RL_BUCKETS_MAX, about 80
+ * bytes each, charged to the task whose event made it): see
+ * gpumem_event_ratelimit() for what happens at the cap.
  *
  * The sink (netlink.c) is set before anything can emit and cleared after
  * nothing can (module init and exit order); events.c depends on no sink.
@@ -21,10 +25,14 @@
  * every event a bucket drops as suppressed.
  */
 #include <linux/err.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/jiffies.h>
+#include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "events.h"
 #include "hook_stats.h"
@@ -46,6 +54,43 @@ module_param_cb(event_rate, &gpumem_rate_ops, &event_rate, 0644);
 MODULE_PARM_DESC(event_rate, "events per second per cgroup before rate limiting (1..1000000, default 100)");
 module_param_cb(event_burst, &gpumem_rate_ops, &event_burst, 0644);
 MODULE_PARM_DESC(event_burst, "burst of events per cgroup allowed at once (1..1000000, default 200)");
+
+/* At most this many rate-limit buckets (one per type, cgroup and device). */
+#define GPUMEM_RL_BUCKETS_MAX	4096
+/* At the cap, a bucket unused this long is given to a new key. */
+#define GPUMEM_RL_IDLE		(10 * HZ)
+
+/**
+ * struct gpumem_rl_bucket - the rate limit of one (type, cgroup, device)
+ * @hnode: entry in gpumem_rl_hash
+ * @lru: entry in gpumem_rl_lru (most recently used first)
+ * @key: whose events it limits
+ * @used: jiffies of its last event (sent or suppressed)
+ * @rl: the token bucket
+ *
+ * All fields are protected by gpumem_rl_lock.
+ */
+struct gpumem_rl_bucket {
+	struct hlist_node hnode;
+	struct list_head lru;
+	struct gpumem_event_key key;
+	unsigned long used;
+	struct gpumem_ratelimit rl;
+};
+
+/*
+ * gpumem_rl_lock protects the bucket table, the LRU list, the count and
+ * the shared bucket. It is a leaf: taken under gpumem_limits_lock (limits.c)
+ * and a device's frag_lock (hooks.c), never the other way round.
+ */
+static DEFINE_SPINLOCK(gpumem_rl_lock);
+static DEFINE_HASHTABLE(gpumem_rl_hash, 10);
+static LIST_HEAD(gpumem_rl_lru);
+static unsigned int gpumem_rl_count;
+static unsigned int gpumem_rl_max = GPUMEM_RL_BUCKETS_MAX;
+/* The keys that found no bucket (at the cap, or no memory) share this one. */
+static struct gpumem_ratelimit gpumem_rl_shared;
+static bool gpumem_rl_shared_ready;
 
 static const struct gpumem_event_sink *gpumem_events_sink;
 static DEFINE_SPINLOCK(gpumem_events_lock);
@@ -97,6 +142,127 @@ bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed)
 	*suppressed = rl->suppressed;
 	rl->suppressed = 0;
 	return true;
+}
+
+static u32 gpumem_rl_hash_key(const struct gpumem_event_key *key)
+{
+	return jhash_3words((u32)key->cgid, (u32)(key->cgid >> 32),
+			    (u32)key->minor ^ (key->type << 24), 0);
+}
+
+static bool gpumem_rl_same(const struct gpumem_event_key *a,
+			   const struct gpumem_event_key *b)
+{
+	return a->cgid == b->cgid && a->minor == b->minor &&
+	       a->type == b->type;
+}
+
+/* The shared bucket (full on first use). Caller holds gpumem_rl_lock. */
+static struct gpumem_ratelimit *gpumem_rl_shared_get(void)
+{
+	lockdep_assert_held(&gpumem_rl_lock);
+	if (!gpumem_rl_shared_ready) {
+		gpumem_ratelimit_init(&gpumem_rl_shared);
+		gpumem_rl_shared_ready = true;
+	}
+	return &gpumem_rl_shared;
+}
+
+/*
+ * The bucket of @key, made (full) when it has none: a new one below the
+ * cap, else the least recently used one if it was idle for GPUMEM_RL_IDLE
+ * (what it had suppressed goes to the shared bucket, whose next event
+ * reports it). NULL: use the shared bucket. O(1) but for the hash chain.
+ * Caller holds gpumem_rl_lock.
+ */
+static struct gpumem_rl_bucket *gpumem_rl_get(const struct gpumem_event_key *key)
+{
+	u32 hash = gpumem_rl_hash_key(key);
+	struct gpumem_rl_bucket *b;
+
+	lockdep_assert_held(&gpumem_rl_lock);
+	hash_for_each_possible(gpumem_rl_hash, b, hnode, hash)
+		if (gpumem_rl_same(&b->key, key))
+			goto found;
+	b = NULL;
+	if (gpumem_rl_count < gpumem_rl_max) {
+		/* under a spinlock; charged to the task whose event it is */
+		b = kmalloc(sizeof(*b), GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
+		if (b) {
+			gpumem_rl_count++;
+			INIT_LIST_HEAD(&b->lru);
+		}
+	}
+	if (!b && !list_empty(&gpumem_rl_lru)) {
+		b = list_last_entry(&gpumem_rl_lru, struct gpumem_rl_bucket, lru);
+		if (time_before(jiffies, b->used + GPUMEM_RL_IDLE))
+			return NULL;
+		gpumem_rl_shared_get()->suppressed += b->rl.suppressed;
+		hash_del(&b->hnode);
+	}
+	if (!b)
+		return NULL;
+	b->key = *key;
+	gpumem_ratelimit_init(&b->rl);
+	hash_add(gpumem_rl_hash, &b->hnode, hash);
+found:
+	b->used = jiffies;
+	list_move(&b->lru, &gpumem_rl_lru);
+	return b;
+}
+
+/**
+ * gpumem_event_ratelimit() - may one more event of this key be sent?
+ * @key: the event's type, the cgroup it is charged to and its device
+ * @suppressed: set to the events of the bucket dropped before this one,
+ *	when allowed
+ *
+ * Every (type, cgroup, device) has its own bucket (event_rate per second,
+ * event_burst at once), so that a flood of one tenant's events never
+ * suppresses another's. The table is bounded: at most GPUMEM_RL_BUCKETS_MAX
+ * buckets. At the cap a new key takes over the least recently used bucket
+ * if it had no event for GPUMEM_RL_IDLE; otherwise (a tenant keeps that
+ * many cgroups busy, or no memory) the keys without a bucket share one
+ * host-wide bucket. Nothing is lost from the counts: what a bucket taken
+ * over had suppressed is carried by the next event of the shared bucket,
+ * and every suppression counts in the hook statistic events_suppressed.
+ *
+ * Context: any but hard interrupt; takes gpumem_rl_lock (a leaf spinlock),
+ *	allocates without sleeping.
+ * Return: true when the event may be sent, false when it is suppressed.
+ */
+bool gpumem_event_ratelimit(const struct gpumem_event_key *key,
+			    u64 *suppressed)
+{
+	struct gpumem_rl_bucket *b;
+	bool ok;
+
+	spin_lock(&gpumem_rl_lock);
+	b = gpumem_rl_get(key);
+	ok = gpumem_ratelimit_allow(b ? &b->rl : gpumem_rl_shared_get(),
+				    suppressed);
+	spin_unlock(&gpumem_rl_lock);
+	return ok;
+}
+
+/**
+ * gpumem_events_exit() - free the rate-limit buckets
+ *
+ * Context: module exit (or a failed init), once nothing can emit events.
+ */
+void gpumem_events_exit(void)
+{
+	struct gpumem_rl_bucket *b, *tmp;
+
+	spin_lock(&gpumem_rl_lock);
+	list_for_each_entry_safe(b, tmp, &gpumem_rl_lru, lru) {
+		hash_del(&b->hnode);
+		list_del(&b->lru);
+		kfree(b);
+	}
+	gpumem_rl_count = 0;
+	gpumem_rl_shared_ready = false;
+	spin_unlock(&gpumem_rl_lock);
 }
 
 /**

@@ -23,7 +23,9 @@
  * @limit: the limit or threshold crossed, in bytes
  * @mode: enum gpumem_limit_mode
  * @denied: the placement was denied
- * @suppressed: events of this cgroup dropped by rate limiting since the last
+ * @suppressed: events of this bucket (type, cgroup, device: see
+ *	gpumem_event_ratelimit()) dropped by rate limiting since the last one
+ *	sent
  * @growth: leak-suspect: bytes the floor rose by over @windows windows
  * @rate: leak-suspect: @growth per second
  * @window_ms: leak-suspect: the length of a window
@@ -61,7 +63,7 @@ struct gpumem_quota_event {
 };
 
 /**
- * struct gpumem_ratelimit - a token bucket for one cgroup's events
+ * struct gpumem_ratelimit - a token bucket
  * @stamp: jiffies of the last refill
  * @tokens: events that may still be sent now
  * @suppressed: events dropped since the last one sent
@@ -72,6 +74,18 @@ struct gpumem_ratelimit {
 	unsigned long stamp;
 	u32 tokens;
 	u64 suppressed;
+};
+
+/**
+ * struct gpumem_event_key - whose events share one rate limit
+ * @cgid: the cgroup the event is charged to (0: none, a kernel thread's)
+ * @minor: the device, or GPUMEM_ALL_DEVICES (-1) when it names none
+ * @type: enum gpumem_event_type
+ */
+struct gpumem_event_key {
+	u64 cgid;
+	int minor;
+	u32 type;
 };
 
 /**
@@ -92,6 +106,9 @@ struct gpumem_event_sink {
 
 void gpumem_ratelimit_init(struct gpumem_ratelimit *rl);
 bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed);
+bool gpumem_event_ratelimit(const struct gpumem_event_key *key,
+			    u64 *suppressed);
+void gpumem_events_exit(void);
 void gpumem_events_set_sink(const struct gpumem_event_sink *sink);
 void gpumem_event_emit(struct gpumem_quota_event *ev);
 

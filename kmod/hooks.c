@@ -83,6 +83,7 @@
 #include "limits.h"
 
 static unsigned int threshold_pct = 80;
+static unsigned int threshold_hyst_pct = 5;
 
 static int gpumem_param_set_pct(const char *val, const struct kernel_param *kp)
 {
@@ -96,6 +97,8 @@ static const struct kernel_param_ops gpumem_pct_ops = {
 
 module_param_cb(threshold_pct, &gpumem_pct_ops, &threshold_pct, 0644);
 MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use crosses this percentage (0: off, default 80)");
+module_param_cb(threshold_hyst_pct, &gpumem_pct_ops, &threshold_hyst_pct, 0644);
+MODULE_PARM_DESC(threshold_hyst_pct, "a device-threshold is re-armed once the region's use falls this many percentage points below it (0..100, default 5)");
 
 /**
  * struct gpumem_ttm_hook - the wrappers of one TTM device, as a whole
@@ -116,15 +119,15 @@ MODULE_PARM_DESC(threshold_pct, "device-threshold event when a region's use cros
  *	the wrappers with READ_ONCE())
  * @stranded: something wrapped a table of ours after us when the last
  *	user went: ours stays in place, passing calls through (never freed)
- * @threshold_above: bit per region: its use is above threshold_pct (atomic
- *	bit operations)
+ * @threshold_above: bit per region: its use crossed threshold_pct and has
+ *	not fallen below the low mark since (threshold_pct minus
+ *	threshold_hyst_pct): the threshold is disarmed (atomic bit operations)
  * @tmans: per region, the managers of known capacity (@ntmans of them),
  *	whose use the threshold check adds up
  * @ntmans: per region, the number of @tmans (published with release after
  *	the manager and its capacity, see gpumem_hook_manager())
  * @tcap: per region, the capacity of its @tmans
- * @frag_lock: protects @frag_rl and @frag_last
- * @frag_rl: rate limit of the device's fragmented-denial events
+ * @frag_lock: protects @frag_last and @frag_last_at
  * @frag_last: the buffer of the last one, compared only (TTM asks again
  *	for the same buffer after evicting: one event per request)
  * @frag_last_at: jiffies of the last one (a buffer freed and another made
@@ -146,8 +149,7 @@ struct gpumem_ttm_hook {
 	struct ttm_resource_manager *tmans[GPUMEM_REGION_COUNT][TTM_NUM_MEM_TYPES];
 	unsigned int ntmans[GPUMEM_REGION_COUNT];
 	u64 tcap[GPUMEM_REGION_COUNT];
-	spinlock_t frag_lock;		/* protects frag_rl, frag_last(_at) */
-	struct gpumem_ratelimit frag_rl;
+	spinlock_t frag_lock;		/* protects frag_last(_at) */
 	const void *frag_last;
 	unsigned long frag_last_at;
 };
@@ -270,7 +272,26 @@ static void gpumem_hook_dev_drained(struct percpu_ref *ref)
 	complete(&hk->drained);
 }
 
-/* Report a device region crossing its threshold (@usage after @requested). */
+/*
+ * The cgroup of the current task (0 for a kernel thread: a placement made
+ * on nobody's behalf), to whom an event it causes is charged.
+ */
+static u64 gpumem_current_cgid(void)
+{
+	u64 cgid;
+
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	rcu_read_lock();	/* the task's css_set */
+	cgid = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return cgid;
+}
+
+/*
+ * Report a device region crossing its threshold (@usage after @requested),
+ * rate-limited per allocating cgroup and device.
+ */
 static void gpumem_threshold_event(int minor, u8 region, u64 usage,
 				   u64 requested, u64 threshold)
 {
@@ -282,7 +303,13 @@ static void gpumem_threshold_event(int minor, u8 region, u64 usage,
 		.requested = requested,
 		.limit = threshold,
 	};
+	struct gpumem_event_key key = {
+		.cgid = gpumem_current_cgid(), .minor = minor,
+		.type = GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD,
+	};
 
+	if (!gpumem_event_ratelimit(&key, &ev.suppressed))
+		return;
 	if (!(current->flags & PF_KTHREAD)) {
 		ev.pid = task_tgid_nr(current);
 		get_task_comm(ev.comm, current);
@@ -292,7 +319,9 @@ static void gpumem_threshold_event(int minor, u8 region, u64 usage,
 
 /*
  * Device-threshold events: the region's use (all its managers) against its
- * capacity, edge-triggered on the way up, re-armed when it falls back.
+ * capacity, edge-triggered on the way up, re-armed only once it falls below
+ * the low mark (threshold_hyst_pct points lower): buffers allocated and
+ * freed across the threshold give one event, not one per pair.
  * O(managers of the region), usually one, and lock-free: each manager's use
  * is read without TTM's lru_lock (a report needs no exact moment, and the
  * allocation path should not contend for that lock with TTM itself).
@@ -301,8 +330,9 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 				   bool alloc)
 {
 	unsigned int pct = READ_ONCE(threshold_pct);
+	unsigned int hyst = READ_ONCE(threshold_hyst_pct);
 	struct gpumem_ttm_hook *hk = h->hk;
-	u64 usage = 0, cap, limit;
+	u64 usage = 0, cap, limit, low;
 	unsigned int i, n;
 
 	if (!pct)
@@ -315,10 +345,13 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 		usage += READ_ONCE(hk->tmans[h->region][i]->usage);
 	cap = READ_ONCE(hk->tcap[h->region]);
 	limit = div_u64(cap * pct, 100);
-	if (usage <= limit) {
+	low = div_u64(cap * (pct - min(hyst, pct)), 100);
+	if (usage < low || (!hyst && usage <= limit)) {
 		clear_bit(h->region, &hk->threshold_above);
 		return;
 	}
+	if (usage <= limit)
+		return;		/* between the marks: armed or not, as it was */
 	if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
 		gpumem_threshold_event(READ_ONCE(hk->minor), h->region, usage,
 				       bytes, limit);
@@ -326,8 +359,8 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 
 /*
  * A VRAM manager found no block for @bytes although it has that much free:
- * fragmentation. Reported (rate-limited per device, like quota events per
- * cgroup) in the allocating task's name; a placement restricted to part of
+ * fragmentation. Reported (rate-limited per allocating cgroup and device)
+ * in the allocating task's name; a placement restricted to part of
  * the manager (fpfn/lpfn: visible VRAM) is not fragmentation and is not.
  */
 static void gpumem_fragmented_check(struct gpumem_man_hook *h,
@@ -341,6 +374,10 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 		.requested = bo->base.size,
 		.limit = h->capacity,
 	};
+	struct gpumem_event_key key = {
+		.cgid = gpumem_current_cgid(), .minor = READ_ONCE(h->hk->minor),
+		.type = GPUMEM_EVENT_TYPE_FRAGMENTED_DENIAL,
+	};
 	bool allowed;
 
 	if (h->region != GPUMEM_REGION_VRAM || !h->capacity ||
@@ -350,20 +387,17 @@ static void gpumem_fragmented_check(struct gpumem_man_hook *h,
 	if (ev.usage > h->capacity || h->capacity - ev.usage < ev.requested)
 		return;		/* full: not fragmentation */
 	spin_lock(&h->hk->frag_lock);
-	allowed = (h->hk->frag_last != bo ||
-		   time_after(jiffies, h->hk->frag_last_at + HZ)) &&
-		  gpumem_ratelimit_allow(&h->hk->frag_rl, &ev.suppressed);
+	allowed = h->hk->frag_last != bo ||
+		  time_after(jiffies, h->hk->frag_last_at + HZ);
 	h->hk->frag_last = bo;
 	h->hk->frag_last_at = jiffies;
 	spin_unlock(&h->hk->frag_lock);
-	if (!allowed)
+	if (!allowed || !gpumem_event_ratelimit(&key, &ev.suppressed))
 		return;
 	if (!(current->flags & PF_KTHREAD)) {
 		ev.pid = task_tgid_nr(current);
 		get_task_comm(ev.comm, current);
-		rcu_read_lock();	/* the task's css_set */
-		ev.cgid = cgroup_id(task_dfl_cgroup(current));
-		rcu_read_unlock();
+		ev.cgid = key.cgid;
 	}
 	gpumem_event_emit(&ev);
 }
@@ -588,7 +622,6 @@ static struct gpumem_ttm_hook *gpumem_ttm_hook_new(struct gpumem_device *gdev)
 	}
 	init_completion(&hk->drained);
 	spin_lock_init(&hk->frag_lock);
-	gpumem_ratelimit_init(&hk->frag_rl);
 	INIT_LIST_HEAD(&hk->users);
 	hk->bdev = bdev;
 	hk->minor = gdev->minor;

@@ -66,7 +66,6 @@ static DECLARE_DELAYED_WORK(gpumem_leak_work, gpumem_leak_fn);
 static DEFINE_MUTEX(gpumem_leak_mutex);	/* gpumem_leak_running, scheduling */
 static bool gpumem_leak_running;	/* between init and exit */
 static bool gpumem_leak_fresh;		/* the next window end starts over */
-static struct gpumem_ratelimit gpumem_leak_rl;	/* gpumem_leak_work only */
 
 /* (Re)start the windows, or stop them. Caller holds gpumem_leak_mutex. */
 static void gpumem_leak_schedule(void)
@@ -281,6 +280,10 @@ static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 		.window_ms = ms,
 		.windows = hit->windows,
 	};
+	/* rate-limited per cgroup and device, like every event */
+	struct gpumem_event_key key = {
+		.minor = hit->minor, .type = GPUMEM_EVENT_TYPE_LEAK_SUSPECT,
+	};
 
 	ev.rate = gpumem_leak_rate(hit->growth, hit->windows, ms);
 	ev.cgid = gpumem_leak_hit_cgid(hit);
@@ -292,7 +295,8 @@ static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 	}
 	if (!ev.pid)
 		ev.comm[0] = '\0';
-	if (gpumem_ratelimit_allow(&gpumem_leak_rl, &ev.suppressed))
+	key.cgid = ev.cgid;
+	if (gpumem_event_ratelimit(&key, &ev.suppressed))
 		gpumem_event_emit(&ev);
 }
 
@@ -535,7 +539,6 @@ const struct file_operations gpumem_leaks_fops = {
  */
 void gpumem_leak_init(void)
 {
-	gpumem_ratelimit_init(&gpumem_leak_rl);
 	mutex_lock(&gpumem_leak_mutex);
 	gpumem_leak_running = true;
 	gpumem_leak_schedule();

@@ -53,7 +53,6 @@
  * @row: its key, usage, limit and denied count, as gpumem_limits_rows()
  *	reports them (see struct gpumem_limit_row)
  * @above_high: usage is above @row.high (high-crossed fires on the way up)
- * @rl: rate limit of this node's events
  * @cgrp: the cgroup, referenced while @row.has_limit: a limit goes when its
  *	cgroup is removed (gpumem_limits_drop_removed()), never because a
  *	lookup failed
@@ -74,7 +73,6 @@ struct gpumem_cg_node {
 	struct gpumem_limit_row row;
 	struct cgroup *cgrp;
 	bool above_high;
-	struct gpumem_ratelimit rl;
 	u64 self;
 	struct gpumem_leak_state leak;
 	unsigned long idle_since;
@@ -132,7 +130,6 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 	n->row.region = region;
 	n->row.max = GPUMEM_NO_LIMIT;
 	n->row.high = GPUMEM_NO_LIMIT;
-	gpumem_ratelimit_init(&n->rl);
 	n->idle_since = jiffies;	/* unused until charged */
 	spin_lock(&gpumem_limits_lock);
 	if (!gpumem_cg_find(cgid, minor, region)) {
@@ -188,7 +185,6 @@ static void gpumem_cg_put(struct gpumem_cg_node *n)
 	n->above_high = false;
 	n->self = 0;
 	memset(&n->leak, 0, sizeof(n->leak));
-	gpumem_ratelimit_init(&n->rl);
 	n->idle_since = jiffies;
 	queue_delayed_work(system_wq, &gpumem_cg_reap_work, GPUMEM_CG_IDLE);
 }
@@ -270,14 +266,21 @@ static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
 }
 
 /*
- * Rate limit of @n for the event @ev (cleared here: only the events made
- * are); on success @ev->suppressed is filled in.
+ * Rate limit of an event of @type (cleared here: only the events made are)
+ * charged to cgroup @cgid on device @minor: the cgroup that allocates, not
+ * the one whose limit it hits, so that tenants below one limit do not
+ * suppress each other's events. On success @ev->suppressed is filled in.
+ * The bucket table's lock nests inside gpumem_limits_lock.
  */
-static bool gpumem_cg_ratelimit(struct gpumem_cg_node *n,
+static bool gpumem_cg_ratelimit(u64 cgid, int minor, u32 type,
 				struct gpumem_quota_event *ev)
 {
+	struct gpumem_event_key key = {
+		.cgid = cgid, .minor = minor, .type = type,
+	};
+
 	memset(ev, 0, sizeof(*ev));
-	return gpumem_ratelimit_allow(&n->rl, &ev->suppressed);
+	return gpumem_event_ratelimit(&key, &ev->suppressed);
 }
 
 #define GPUMEM_MAX_EVENTS 2
@@ -319,7 +322,9 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 		if (!quiet) {
 			deny->row.denied++;
 			gpumem_hook_stats_inc(GPUMEM_HOOK_DENIED);
-			if (gpumem_cg_ratelimit(deny, &ev[*nev]))
+			if (gpumem_cg_ratelimit(c->cgids[0], c->minor,
+						GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+						&ev[*nev]))
 				gpumem_event_fill(&ev[(*nev)++],
 						  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
 						  c, deny, deny->row.max, true);
@@ -328,7 +333,9 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 	}
 	if (report) {
 		report->row.denied++;
-		if (gpumem_cg_ratelimit(report, &ev[*nev]))
+		if (gpumem_cg_ratelimit(c->cgids[0], c->minor,
+					GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+					&ev[*nev]))
 			gpumem_event_fill(&ev[(*nev)++],
 					  GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
 					  c, report, report->row.max, false);
@@ -341,7 +348,9 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 			    gpumem_over(n->row.usage, c->bytes, n->row.high)) {
 				n->above_high = true;
 				if (!high_sent && *nev < GPUMEM_MAX_EVENTS &&
-				    gpumem_cg_ratelimit(n, &ev[*nev])) {
+				    gpumem_cg_ratelimit(c->cgids[0], c->minor,
+							GPUMEM_EVENT_TYPE_HIGH_CROSSED,
+							&ev[*nev])) {
 					gpumem_event_fill(&ev[(*nev)++],
 							  GPUMEM_EVENT_TYPE_HIGH_CROSSED,
 							  c, n, n->row.high, false);
@@ -569,7 +578,8 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 	n->row.mode = mode;
 	n->above_high = high != GPUMEM_NO_LIMIT && n->row.usage > high;
 	if (max != GPUMEM_NO_LIMIT && n->row.usage > max &&
-	    gpumem_cg_ratelimit(n, &ev)) {
+	    gpumem_cg_ratelimit(cgid, minor, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED,
+				&ev)) {
 		over = true;
 		ev.type = GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED;
 		ev.cgid = cgid;

@@ -25,6 +25,7 @@
 #include "cgroup_lookup.h"
 #include "debugfs.h"
 #include "discover.h"
+#include "events.h"
 #include "hooks.h"
 #include "leak.h"
 #include "netlink.h"
@@ -72,6 +73,7 @@ err_netlink:
 err_quota:
 	gpumem_charge_exit();
 	gpumem_limits_exit();
+	gpumem_events_exit();
 err_lookup:
 	gpumem_cgroup_lookup_exit();
 	return ret;
@@ -87,6 +89,7 @@ static void __exit gpumem_exit(void)
 	gpumem_netlink_exit();
 	gpumem_charge_exit();
 	gpumem_limits_exit();
+	gpumem_events_exit();		/* nothing emits any more */
 	gpumem_proc_usage_exit();
 	gpumem_walk_exit();
 	gpumem_cgroup_lookup_exit();

@@ -405,7 +405,6 @@ static DECLARE_DELAYED_WORK(gpumem_orphans_event_work,
 			    gpumem_orphans_event_fn);
 static DEFINE_MUTEX(gpumem_orphans_event_mutex);	/* ..._running */
 static bool gpumem_orphans_running;	/* between init and exit */
-static struct gpumem_ratelimit gpumem_orphans_rl;	/* the work only */
 
 /*
  * Orphaned events were turned on: the charge sweep watches owners again
@@ -650,6 +649,11 @@ static void gpumem_orphans_emit(const struct gpumem_orphan_group *g,
 		.kinds = g->kinds,
 		.lost = !pids,
 	};
+	/* rate-limited per cgroup and device, like every event */
+	struct gpumem_event_key key = {
+		.cgid = g->cgid, .minor = g->minor,
+		.type = GPUMEM_EVENT_TYPE_ORPHANED,
+	};
 
 	memcpy(ev.comm, g->comm, sizeof(ev.comm));
 	if (pids) {
@@ -657,7 +661,7 @@ static void gpumem_orphans_emit(const struct gpumem_orphan_group *g,
 		ev.nr_holders = min_t(size_t, g->nr_holders,
 				      GPUMEM_ORPHAN_EVENT_HOLDERS);
 	}
-	if (gpumem_ratelimit_allow(&gpumem_orphans_rl, &ev.suppressed))
+	if (gpumem_event_ratelimit(&key, &ev.suppressed))
 		gpumem_event_emit(&ev);
 }
 
@@ -712,7 +716,6 @@ out:
  */
 void gpumem_orphans_init(void)
 {
-	gpumem_ratelimit_init(&gpumem_orphans_rl);
 	mutex_lock(&gpumem_orphans_event_mutex);
 	gpumem_orphans_running = true;
 	mutex_unlock(&gpumem_orphans_event_mutex);

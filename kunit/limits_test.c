@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the limit tree and decision (kmod/limits.c) with its events
- * (kmod/events.c): hierarchy, max, high, monitor, overflow, removal.
+ * (kmod/events.c, compiled in events_test.c): hierarchy, max, high,
+ * monitor, overflow, removal.
  *
  * Limits hold a real cgroup: the tests set them on the root cgroup (where
  * KUnit's kthreads live) and charge requests whose path is a made-up child
@@ -10,7 +11,6 @@
  */
 #include <kunit/test.h>
 #include "../kmod/cgroup_lookup.c"
-#include "../kmod/events.c"
 #include "../kmod/limits.c"
 
 #define LT_CHILD	1000001ULL
@@ -86,6 +86,7 @@ static void lt_exit(struct kunit *test)
 {
 	gpumem_events_set_sink(NULL);
 	gpumem_limits_exit();
+	gpumem_events_exit();	/* every test starts with full buckets */
 }
 
 /* Usage counts on the cgroup and its ancestor, per device and in total. */

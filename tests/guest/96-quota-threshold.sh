@@ -4,7 +4,8 @@
 # crosses it, exactly one device-threshold event comes when it does (device,
 # region, requested, the threshold in bytes = capacity x pct / 100 of the
 # region as the devices file shows it); crossing again after the usage went
-# back below it gives one more. Invalid values of threshold_pct, event_rate
+# back below the low mark (threshold_pct - threshold_hyst_pct) gives one more
+# (96-quota-tenants tests the hysteresis itself). Invalid values of threshold_pct, event_rate
 # and event_burst are refused by the parameter write and change nothing.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
@@ -20,6 +21,7 @@ trap 'echo "$pct0" >"$PAR/threshold_pct"; _gm_cleanup' EXIT
 
 tc_begin quota-param-invalid
 param_refuses threshold_pct 101 -1 abc 1000 4294967296 1.5
+param_refuses threshold_hyst_pct 101 -1 abc 4294967296
 for p in event_rate event_burst; do
 	param_refuses $p 0 1000001 -1 abc 4294967296
 done
@@ -59,13 +61,15 @@ else
 	fi
 	tc_end
 
-	# Back below (the scanout is unpinned and freed), then one buffer
-	# crosses again in one step: one more event.
+	# Back below the low mark (the scanout is unpinned and freed), then one
+	# buffer crosses again in one step: one more event.
 	tc_begin quota-threshold-bochs-again
 	stop s1
-	bochs_below() { [ "$(num "$(dev_field "$bochs" vram used)")" -le "$thr" ]; }
+	hyst=$(cat "$PAR/threshold_hyst_pct")
+	low=$(( $(num "$cap") * (pct - (hyst < pct ? hyst : pct)) / 100 ))
+	bochs_below() { [ "$(num "$(dev_field "$bochs" vram used)")" -lt "$low" ]; }
 	wait_until 5 bochs_below ||
-		tc_fail "$bochs vram used still $(dev_field "$bochs" vram used) > $thr after the scanout exited"
+		tc_fail "$bochs vram used still $(dev_field "$bochs" vram used) >= $low (low mark) after the scanout exited"
 	m0=$(w_mark)
 	if spawn_cmd s2 "$GM_ALLOC" alloc -d bochs -k scanout -t "$GM_HOLD" -c gm-q-thr2; then
 		thr_events "$m0"
