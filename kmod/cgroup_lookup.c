@@ -18,7 +18,9 @@
  */
 #include <linux/cgroup.h>
 #include <linux/err.h>
+#include <linux/kernfs.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "cgroup_lookup.h"
 
@@ -123,6 +125,88 @@ bool gpumem_cgroup_path_ns(u64 cgid, struct cgroup_namespace *ns, char *buf,
 		return false;
 	cgroup_put(l.cgrp);
 	return l.path_ok;
+}
+
+struct gpumem_cgroup_paths {
+	struct work_struct work;
+	const u64 *cgids;
+	size_t n;
+	struct cgroup_namespace *ns;
+	char **paths;
+	int ret;
+};
+
+static void gpumem_cgroup_paths_fn(struct work_struct *work)
+{
+	struct gpumem_cgroup_paths *p =
+		container_of(work, struct gpumem_cgroup_paths, work);
+	struct kernfs_node *root = p->ns ? p->ns->root_cset->dfl_cgrp->kn : NULL;
+	struct cgroup *cgrp;
+	char *buf;
+	size_t i;
+	int len;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf) {
+		p->ret = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < p->n; i++) {
+		cgrp = cgroup_get_from_id(p->cgids[i]);
+		if (IS_ERR(cgrp))
+			continue;	/* removed: no path */
+		/* what cgroup_path_ns() gives, without cgroup_mutex */
+		len = kernfs_path_from_node(cgrp->kn, root, buf, PATH_MAX);
+		cgroup_put(cgrp);
+		if (len >= 0 && len < PATH_MAX) {
+			p->paths[i] = kstrdup(buf, GFP_KERNEL);
+			if (!p->paths[i]) {
+				p->ret = -ENOMEM;
+				break;
+			}
+		}
+		cond_resched();
+	}
+	kfree(buf);
+}
+
+/**
+ * gpumem_cgroup_paths_ns() - the paths of many cgroups v2 by id, from a
+ *	namespace, in one lookup
+ * @cgids: the cgroup ids, found in the host's view
+ * @n: their number
+ * @ns: the cgroup namespace whose root the paths start at; the caller keeps
+ *	it alive (its own); NULL: the host's root (gpumem_cgroup_path())
+ * @paths: @n entries, NULL on entry; set to a kmalloc'ed path (kfree() it)
+ *	for each cgroup that exists and whose path fits in PATH_MAX
+ *
+ * The paths gpumem_cgroup_path_ns() (or gpumem_cgroup_path()) gives, for
+ * all @cgids in one round trip
+ * to the lookup kworker instead of one each, and without cgroup_mutex (the
+ * kernfs path from the namespace's root, as cgroup_path_ns() takes it once
+ * it holds that mutex). O(@n) path lookups, rescheduling between them.
+ *
+ * Context: may sleep.
+ * Return: 0, or -ENOMEM (the paths set so far are kept: free them).
+ */
+int gpumem_cgroup_paths_ns(const u64 *cgids, size_t n,
+			   struct cgroup_namespace *ns, char **paths)
+{
+	struct gpumem_cgroup_paths p = {
+		.cgids = cgids, .n = n, .ns = ns, .paths = paths,
+	};
+
+	if (!n)
+		return 0;
+	if ((current->flags & PF_KTHREAD) || WARN_ON_ONCE(!gpumem_cgroup_wq)) {
+		gpumem_cgroup_paths_fn(&p.work);
+		return p.ret;
+	}
+	INIT_WORK_ONSTACK(&p.work, gpumem_cgroup_paths_fn);
+	queue_work(gpumem_cgroup_wq, &p.work);
+	flush_work(&p.work);
+	destroy_work_on_stack(&p.work);
+	return p.ret;
 }
 
 /**

@@ -46,6 +46,8 @@
 #define GPUMEM_CG_IDLE		(5 * HZ)
 /* At most this many are kept (beyond, an unused node is freed at once). */
 #define GPUMEM_CG_IDLE_MAX	1024
+/* A reader copies at least this many rows per hold of gpumem_limits_lock. */
+#define GPUMEM_LIMITS_CHUNK	64
 
 /**
  * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
@@ -724,6 +726,106 @@ int gpumem_limits_del(u64 cgid, int minor, u8 region)
 	return ret;
 }
 
+/*
+ * The rows of hash bucket @bkt (those a reader sees: limits of removed
+ * cgroups as gone, unused nodes kept for reuse as freed), copied to @rows
+ * while they fit in @room. Returns the number of rows the bucket has.
+ * Caller holds gpumem_limits_lock.
+ */
+static size_t gpumem_limits_bucket_rows(unsigned int bkt,
+					struct gpumem_limit_row *rows,
+					size_t room, bool limits_only)
+{
+	struct gpumem_cg_node *n;
+	size_t nr = 0;
+
+	lockdep_assert_held(&gpumem_limits_lock);
+	hlist_for_each_entry(n, &gpumem_cg_hash[bkt], hnode) {
+		bool live = gpumem_cg_limit_live(n);
+
+		if (!live && (limits_only || !n->row.usage))
+			continue;
+		if (nr < room) {
+			rows[nr] = n->row;
+			if (!live) {
+				rows[nr].has_limit = false;
+				rows[nr].max = GPUMEM_NO_LIMIT;
+				rows[nr].high = GPUMEM_NO_LIMIT;
+			}
+		}
+		nr++;
+	}
+	return nr;
+}
+
+/**
+ * gpumem_limits_rows_next() - copy the next few counters (or limits) out
+ * @cur: the reader's position and buffer (zeroed at first; release it with
+ *	gpumem_limits_cursor_free())
+ * @limits_only: only nodes with a limit
+ *
+ * Each call holds gpumem_limits_lock, which every charge takes, for one
+ * chunk only: whole hash buckets until GPUMEM_LIMITS_CHUNK rows are copied
+ * (O(GPUMEM_LIMITS_CHUNK + one bucket)), and drops it between chunks. The
+ * rows of one bucket are copied at one moment; those of different chunks
+ * may be from different moments (a counter that moves meanwhile is
+ * reported as it was when its chunk was copied, never twice, and a node
+ * made meanwhile may or may not be seen). The buffer holds one chunk (or
+ * the largest bucket), charged to the reader (__GFP_ACCOUNT).
+ *
+ * Context: may sleep.
+ * Return: 0 with @cur->nrows rows in @cur->rows (none: the end), or -ENOMEM.
+ */
+int gpumem_limits_rows_next(struct gpumem_limits_cursor *cur, bool limits_only)
+{
+	size_t need;
+
+	for (;;) {
+		need = 0;
+		cur->nrows = 0;
+		spin_lock(&gpumem_limits_lock);
+		while (cur->bucket < HASH_SIZE(gpumem_cg_hash) &&
+		       cur->nrows < GPUMEM_LIMITS_CHUNK) {
+			size_t nr;
+
+			nr = gpumem_limits_bucket_rows(cur->bucket,
+						       cur->rows + cur->nrows,
+						       cur->cap - cur->nrows,
+						       limits_only);
+			if (nr > cur->cap - cur->nrows) {
+				need = nr;
+				break;
+			}
+			cur->nrows += nr;
+			cur->bucket++;
+		}
+		spin_unlock(&gpumem_limits_lock);
+		/* rows copied, or the end: the bucket that did not fit is next */
+		if (!need || cur->nrows)
+			return 0;
+		kvfree(cur->rows);
+		cur->cap = max_t(size_t, need + 16, GPUMEM_LIMITS_CHUNK);
+		cur->rows = kvmalloc_array(cur->cap, sizeof(*cur->rows),
+					   GFP_KERNEL_ACCOUNT);
+		if (!cur->rows) {
+			cur->cap = 0;
+			return -ENOMEM;
+		}
+	}
+}
+
+/**
+ * gpumem_limits_cursor_free() - release a reader's buffer
+ * @cur: the position of gpumem_limits_rows_next()
+ */
+void gpumem_limits_cursor_free(struct gpumem_limits_cursor *cur)
+{
+	kvfree(cur->rows);
+	cur->rows = NULL;
+	cur->cap = 0;
+	cur->nrows = 0;
+}
+
 /**
  * gpumem_limits_rows() - copy every counter (or every limit) out
  * @rowsp: a kvmalloc'ed array of rows (kvfree() it)
@@ -731,7 +833,9 @@ int gpumem_limits_del(u64 cgid, int minor, u8 region)
  * @limits_only: only nodes with a limit
  *
  * Limits of removed cgroups are left out (and dropped by the sweep later):
- * a reader changes nothing.
+ * a reader changes nothing. Copied chunk by chunk
+ * (gpumem_limits_rows_next()): gpumem_limits_lock is never held for more
+ * than one chunk. The array is charged to the caller and sized to fit.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
@@ -739,45 +843,68 @@ int gpumem_limits_del(u64 cgid, int minor, u8 region)
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only)
 {
-	struct gpumem_limit_row *rows = NULL;
-	struct gpumem_cg_node *n;
-	size_t nrows, cap = 0;
-	int bkt;
+	struct gpumem_limits_cursor cur = {};
+	struct gpumem_limit_row *rows = NULL, *grown;
+	size_t nrows = 0, cap = 0;
+	int ret;
 
 	for (;;) {
-		nrows = 0;
-		spin_lock(&gpumem_limits_lock);
-		hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-			bool live = gpumem_cg_limit_live(n);
-
-			/*
-			 * a removed cgroup's limit: as if gone already; an
-			 * unused node kept for reuse: as if freed
-			 */
-			if (!live && (limits_only || !n->row.usage))
-				continue;
-			if (nrows < cap) {
-				rows[nrows] = n->row;
-				if (!live) {
-					rows[nrows].has_limit = false;
-					rows[nrows].max = GPUMEM_NO_LIMIT;
-					rows[nrows].high = GPUMEM_NO_LIMIT;
-				}
-			}
-			nrows++;
-		}
-		spin_unlock(&gpumem_limits_lock);
-		if (nrows <= cap)
+		ret = gpumem_limits_rows_next(&cur, limits_only);
+		if (ret || !cur.nrows)
 			break;
+		if (nrows + cur.nrows > cap) {
+			size_t ncap = max(2 * cap, nrows + cur.nrows);
+
+			grown = kvmalloc_array(ncap, sizeof(*rows),
+					       GFP_KERNEL_ACCOUNT);
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (nrows)
+				memcpy(grown, rows, nrows * sizeof(*rows));
+			kvfree(rows);
+			rows = grown;
+			cap = ncap;
+		}
+		memcpy(rows + nrows, cur.rows, cur.nrows * sizeof(*rows));
+		nrows += cur.nrows;
+	}
+	gpumem_limits_cursor_free(&cur);
+	if (ret) {
 		kvfree(rows);
-		cap = nrows + 16;
-		rows = kvmalloc_array(cap, sizeof(*rows), GFP_KERNEL);
-		if (!rows)
-			return -ENOMEM;
+		return ret;
 	}
 	*rowsp = rows;
 	*nrowsp = nrows;
 	return 0;
+}
+
+/**
+ * gpumem_limits_get() - the limit set on exactly (cgroup, device, region)
+ * @cgid: the cgroup
+ * @minor: the device, or GPUMEM_ALL_DEVICES
+ * @region: enum gpumem_region
+ * @row: set to its row
+ *
+ * O(1) under gpumem_limits_lock.
+ *
+ * Return: 0, or -ENOENT when no such limit is set (or its cgroup is gone).
+ */
+int gpumem_limits_get(u64 cgid, int minor, u8 region,
+		      struct gpumem_limit_row *row)
+{
+	struct gpumem_cg_node *n;
+	int ret = -ENOENT;
+
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, minor, region);
+	if (n && gpumem_cg_limit_live(n)) {
+		*row = n->row;
+		ret = 0;
+	}
+	spin_unlock(&gpumem_limits_lock);
+	return ret;
 }
 
 /**

@@ -103,10 +103,28 @@ bool gpumem_limits_device_present(int minor);
 int gpumem_limits_device_add(int minor);
 void gpumem_limits_device_gone(int minor);
 
+/**
+ * struct gpumem_limits_cursor - a reader's position in the counters
+ * @bucket: the next hash bucket to copy
+ * @rows: the rows of the last chunk (kvmalloc'ed, charged to the reader)
+ * @cap: room in @rows
+ * @nrows: rows in @rows
+ */
+struct gpumem_limits_cursor {
+	unsigned int bucket;
+	struct gpumem_limit_row *rows;
+	size_t cap;
+	size_t nrows;
+};
+
 struct gpumem_device_listener;
 extern const struct gpumem_device_listener gpumem_limits_listener;
 int gpumem_limits_rows(struct gpumem_limit_row **rowsp, size_t *nrowsp,
 		       bool limits_only);
+int gpumem_limits_rows_next(struct gpumem_limits_cursor *cur, bool limits_only);
+void gpumem_limits_cursor_free(struct gpumem_limits_cursor *cur);
+int gpumem_limits_get(u64 cgid, int minor, u8 region,
+		      struct gpumem_limit_row *row);
 size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
 			   struct gpumem_leak_hit *hits, size_t max);
 size_t gpumem_limits_suspects(struct gpumem_leak_hit *hits, size_t max);

@@ -19,6 +19,7 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/ratelimit.h>
+#include <linux/sort.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
 #include "compat.h"
@@ -193,6 +194,18 @@ out:
 
 /* -- dump plumbing shared by all dumps -- */
 
+/*
+ * What a dumpit returns once it has filled the rows before @i of @n: 0 when
+ * every row is in, so that the dump ends in this pass (netlink puts
+ * NLMSG_DONE in the same message and releases the dump: its state and the
+ * module reference netlink holds for it go at once, read or not); else the
+ * bytes filled, and the rest comes when the requester reads.
+ */
+static int gpumem_nl_dump_more(struct sk_buff *skb, long i, size_t n)
+{
+	return i < n ? skb->len : 0;
+}
+
 static struct gpumem_nl_dump *gpumem_nl_dump_state(struct netlink_callback *cb)
 {
 	return (struct gpumem_nl_dump *)cb->args[0];
@@ -282,22 +295,56 @@ static int gpumem_nl_map_pid(struct gpumem_nl_dump *st,
 	return xa_err(xa_store(&st->nspids, tgid, xa_mk_value(nr), GFP_KERNEL));
 }
 
-static int gpumem_nl_map_path(struct gpumem_nl_dump *st,
-			      struct cgroup_namespace *ns, u64 cgid,
-			      char *buf)
+static int gpumem_cmp_u64(const void *a, const void *b)
 {
-	char *copy;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The paths of the snapshot's cgroups from the requester's cgroup namespace,
+ * into st->nspaths: each cgroup once, all in one lookup (one kworker round
+ * trip for the dump, not one per row). O(tasks log tasks).
+ */
+static int gpumem_nl_map_paths(struct gpumem_nl_dump *st,
+			       struct cgroup_namespace *ns)
+{
+	struct gpumem_snapshot *snap = st->snap;
+	size_t i, n = 0, u = 0;
+	char **paths;
+	u64 *cgids;
 	int ret;
 
-	if (!cgid || xa_load(&st->nspaths, cgid) ||
-	    !gpumem_cgroup_path_ns(cgid, ns, buf, PATH_MAX))
-		return 0;	/* removed since the walk: no path */
-	copy = kstrdup(buf, GFP_KERNEL);
-	if (!copy)
+	cgids = kvmalloc_array(max_t(size_t, snap->nr_tasks, 1),
+			       sizeof(*cgids), GFP_KERNEL_ACCOUNT);
+	if (!cgids)
 		return -ENOMEM;
-	ret = xa_err(xa_store(&st->nspaths, cgid, copy, GFP_KERNEL));
-	if (ret)
-		kfree(copy);
+	for (i = 0; i < snap->nr_tasks; i++)
+		if (snap->task_list[i]->cgroup_id)
+			cgids[n++] = snap->task_list[i]->cgroup_id;
+	sort(cgids, n, sizeof(*cgids), gpumem_cmp_u64, NULL);
+	for (i = 0; i < n; i++)
+		if (!u || cgids[u - 1] != cgids[i])
+			cgids[u++] = cgids[i];
+	paths = kvcalloc(max_t(size_t, u, 1), sizeof(*paths),
+			 GFP_KERNEL_ACCOUNT);
+	if (!paths) {
+		kvfree(cgids);
+		return -ENOMEM;
+	}
+	ret = gpumem_cgroup_paths_ns(cgids, u, ns, paths);
+	for (i = 0; i < u; i++) {
+		if (!ret && paths[i]) {
+			ret = xa_err(xa_store(&st->nspaths, cgids[i], paths[i],
+					      GFP_KERNEL_ACCOUNT));
+			if (!ret)
+				continue;	/* the xarray has it now */
+		}
+		kfree(paths[i]);
+	}
+	kvfree(paths);
+	kvfree(cgids);
 	return ret;
 }
 
@@ -307,31 +354,19 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 	struct cgroup_namespace *cgns = current->nsproxy->cgroup_ns;
 	struct pid_namespace *pidns = task_active_pid_ns(current);
 	struct gpumem_snapshot *snap = st->snap;
-	char *buf = NULL;
 	size_t i;
 	int ret = 0;
 
 	st->pid_view = !gpumem_nl_host_pidns();
 	st->cg_view = !!cgroup_parent(cgns->root_cset->dfl_cgrp);
-	if (st->cg_view) {
-		buf = kmalloc(PATH_MAX, GFP_KERNEL);
-		if (!buf)
-			ret = -ENOMEM;
-	}
-	for (i = 0; !ret && (st->pid_view || st->cg_view) &&
-	     i < snap->nr_tasks; i++) {
-		const struct gpumem_task_row *task = snap->task_list[i];
-
-		if (st->pid_view)
-			ret = gpumem_nl_map_pid(st, pidns, task->tgid);
-		if (!ret && st->cg_view)
-			ret = gpumem_nl_map_path(st, cgns, task->cgroup_id, buf);
-	}
+	if (st->cg_view)
+		ret = gpumem_nl_map_paths(st, cgns);
+	for (i = 0; !ret && st->pid_view && i < snap->nr_tasks; i++)
+		ret = gpumem_nl_map_pid(st, pidns, snap->task_list[i]->tgid);
 	for (i = 0; st->pid_view && !ret && i < snap->nr_bufs; i++)
 		ret = gpumem_nl_map_pid(st, pidns, snap->bufs[i].owner);
 	for (i = 0; st->pid_view && !ret && i < snap->nr_holders; i++)
 		ret = gpumem_nl_map_pid(st, pidns, snap->holders[i]);
-	kfree(buf);
 	if (ret) {
 		gpumem_nl_dump_done(cb);
 		cb->args[0] = 0;
@@ -416,7 +451,7 @@ int gpumem_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 	}
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, st->snap->nr_devs);
 }
 
 int gpumem_nl_dev_get_start(struct netlink_callback *cb)
@@ -495,9 +530,9 @@ int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 		return gpumem_nl_dump_begin_filtered(cb, 0, NULL,
 						     gpumem_nl_proc_get_filters);
 	/*
-	 * The charged view is built for the filters (a walk must see every
-	 * holder, the held view cannot be); they are applied again to the
-	 * rows, where a bad one gets its error.
+	 * The charged view is built for the filters, resolved once, here: its
+	 * snapshot holds only the rows they want (a walk must see every
+	 * holder, the held view cannot be), so its rows are not checked again.
 	 */
 	if (attrs[GPUMEM_A_PROC_PID]) {
 		filter.has_pid = true;
@@ -507,11 +542,23 @@ int gpumem_nl_proc_get_start(struct netlink_callback *cb)
 		filter.minor = nla_get_u32(attrs[GPUMEM_A_PROC_DEV_ID]);
 	if (attrs[GPUMEM_A_PROC_CGROUP_ID]) {
 		filter.cgrp = cgroup_get_from_id(nla_get_u64(attrs[GPUMEM_A_PROC_CGROUP_ID]));
-		if (IS_ERR(filter.cgrp))
-			filter.cgrp = NULL;	/* "no such cgroup", below */
+		if (IS_ERR(filter.cgrp)) {
+			NL_SET_ERR_MSG_ATTR(cb->extack,
+					    attrs[GPUMEM_A_PROC_CGROUP_ID],
+					    "no such cgroup");
+			return -ENOENT;
+		}
 	}
-	ret = gpumem_nl_dump_begin_filtered(cb, GPUMEM_SNAP_CHARGED, &filter,
-					    gpumem_nl_proc_get_filters);
+	ret = gpumem_nl_dump_begin(cb, GPUMEM_SNAP_CHARGED, &filter);
+	/* a device filter naming no device is an error, not an empty dump */
+	if (!ret) {
+		ret = gpumem_nl_dump_dev_filter(cb, gpumem_nl_dump_state(cb),
+						attrs[GPUMEM_A_PROC_DEV_ID]);
+		if (ret) {
+			gpumem_nl_dump_done(cb);
+			cb->args[0] = 0;
+		}
+	}
 	if (filter.cgrp)
 		cgroup_put(filter.cgrp);
 	return ret;
@@ -636,7 +683,7 @@ int gpumem_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 	}
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, snap->nr_procs);
 }
 
 /* -- buffers -- */
@@ -736,7 +783,7 @@ int gpumem_nl_buf_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 	}
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, snap->nr_bufs);
 }
 
 /* -- stats -- */
@@ -913,12 +960,13 @@ int gpumem_nl_limit_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* @path: the cgroup's (host) path, NULL: none (removed meanwhile) */
 static int gpumem_nl_fill_limit(struct sk_buff *skb,
-				const struct gpumem_limit_row *row, u32 portid,
-				u32 seq, int flags, u8 cmd)
+				const struct gpumem_limit_row *row,
+				const char *path, u32 portid, u32 seq,
+				int flags, u8 cmd)
 {
 	void *hdr;
-	char *path;
 
 	hdr = genlmsg_put(skb, portid, seq, &gpumem_nl_family, flags, cmd);
 	if (!hdr)
@@ -942,13 +990,8 @@ static int gpumem_nl_fill_limit(struct sk_buff *skb,
 	     gpumem_nl_put_u64(skb, GPUMEM_A_LIMIT_DENIED, row->denied,
 			       GPUMEM_A_LIMIT_PAD)))
 		goto cancel;
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (path && gpumem_cgroup_path(row->cgid, path, PATH_MAX) &&
-	    nla_put_string(skb, GPUMEM_A_LIMIT_CGROUP_PATH, path)) {
-		kfree(path);
+	if (path && nla_put_string(skb, GPUMEM_A_LIMIT_CGROUP_PATH, path))
 		goto cancel;
-	}
-	kfree(path);
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:
@@ -956,11 +999,12 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* One limit: looked up alone (O(1)), not found in a copy of them all. */
 int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpumem_limit_row *rows;
+	struct gpumem_limit_row row;
 	struct sk_buff *msg;
-	size_t nrows, i;
+	char *path;
 	int minor, ret;
 	u64 cgid;
 	u8 region;
@@ -968,55 +1012,90 @@ int gpumem_nl_limit_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = gpumem_nl_limit_target(info, &cgid, &minor, &region);
 	if (ret)
 		return ret;
-	ret = gpumem_limits_rows(&rows, &nrows, true);
-	if (ret)
-		return ret;
-	for (i = 0; i < nrows; i++)
-		if (rows[i].cgid == cgid && rows[i].minor == minor &&
-		    rows[i].region == region)
-			break;
-	if (i == nrows) {
+	if (gpumem_limits_get(cgid, minor, region, &row)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "no limit on that cgroup, device and region");
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
-		ret = -ENOMEM;
-		goto out;
+		kfree(path);
+		return -ENOMEM;
 	}
-	ret = gpumem_nl_fill_limit(msg, &rows[i], info->snd_portid,
+	if (path && !gpumem_cgroup_path(row.cgid, path, PATH_MAX)) {
+		kfree(path);
+		path = NULL;
+	}
+	ret = gpumem_nl_fill_limit(msg, &row, path, info->snd_portid,
 				   info->snd_seq, 0, GPUMEM_CMD_LIMIT_GET);
+	kfree(path);
 	if (ret) {
 		nlmsg_free(msg);
-		goto out;
+		return ret;
 	}
-	ret = genlmsg_reply(msg, info);
-out:
-	kvfree(rows);
-	return ret;
+	return genlmsg_reply(msg, info);
 }
 
-/* State of a limit or cgroup dump, in cb->args[0]; cb->args[1]: next row. */
+/*
+ * State of a limit or cgroup dump, in cb->args[0]; cb->args[1]: the next
+ * row of the chunk in @cur. The counters are copied a chunk at a time as
+ * the requester reads (gpumem_limits_rows_next()): a charge never waits
+ * for more than one chunk, and an unread dump keeps one chunk.
+ */
 struct gpumem_nl_rows {
-	struct gpumem_limit_row *rows;
-	size_t nrows;
+	struct gpumem_limits_cursor cur;
+	char **paths;
+	bool limits_only;
 };
+
+/* Free the paths of the chunk in @st. */
+static void gpumem_nl_rows_paths_free(struct gpumem_nl_rows *st)
+{
+	size_t i;
+
+	for (i = 0; st->paths && i < st->cur.nrows; i++)
+		kfree(st->paths[i]);
+	kvfree(st->paths);
+	st->paths = NULL;
+}
+
+/*
+ * The next chunk of rows and their cgroups' paths, looked up together (one
+ * kworker round trip per chunk, not one per row); a row without a path
+ * (no memory, or its cgroup removed) is sent without one.
+ */
+static int gpumem_nl_rows_next(struct gpumem_nl_rows *st)
+{
+	u64 *cgids;
+	size_t i;
+	int ret;
+
+	gpumem_nl_rows_paths_free(st);
+	ret = gpumem_limits_rows_next(&st->cur, st->limits_only);
+	if (ret || !st->cur.nrows)
+		return ret;
+	cgids = kvmalloc_array(st->cur.nrows, sizeof(*cgids),
+			       GFP_KERNEL_ACCOUNT);
+	st->paths = kvcalloc(st->cur.nrows, sizeof(*st->paths),
+			     GFP_KERNEL_ACCOUNT);
+	if (cgids && st->paths) {
+		for (i = 0; i < st->cur.nrows; i++)
+			cgids[i] = st->cur.rows[i].cgid;
+		gpumem_cgroup_paths_ns(cgids, st->cur.nrows, NULL, st->paths);
+	}
+	kvfree(cgids);
+	return 0;
+}
 
 static int gpumem_nl_rows_start(struct netlink_callback *cb, bool limits_only)
 {
 	struct gpumem_nl_rows *st;
-	int ret;
 
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 	if (!st)
 		return -ENOMEM;
-	ret = gpumem_limits_rows(&st->rows, &st->nrows, limits_only);
-	if (ret) {
-		kfree(st);
-		return ret;
-	}
+	st->limits_only = limits_only;
 	cb->args[0] = (long)st;
 	cb->args[1] = 0;
 	return 0;
@@ -1037,7 +1116,8 @@ int gpumem_nl_rows_done(struct netlink_callback *cb)
 	struct gpumem_nl_rows *st = (struct gpumem_nl_rows *)cb->args[0];
 
 	if (st) {
-		kvfree(st->rows);
+		gpumem_nl_rows_paths_free(st);
+		gpumem_limits_cursor_free(&st->cur);
 		kfree(st);
 	}
 	return 0;
@@ -1047,15 +1127,28 @@ static int gpumem_nl_rows_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb, u8 cmd)
 {
 	struct gpumem_nl_rows *st = (struct gpumem_nl_rows *)cb->args[0];
-	long i;
+	long i = cb->args[1];
+	int ret;
 
-	for (i = cb->args[1]; i < st->nrows; i++)
-		if (gpumem_nl_fill_limit(skb, &st->rows[i],
+	for (;;) {
+		if (i == st->cur.nrows) {	/* the chunk is sent: the next */
+			ret = gpumem_nl_rows_next(st);
+			cb->args[1] = 0;	/* @cur holds no row now */
+			if (ret)
+				return skb->len ?: ret;
+			i = 0;
+			if (!st->cur.nrows)
+				break;		/* the end */
+		}
+		if (gpumem_nl_fill_limit(skb, &st->cur.rows[i],
+					 st->paths ? st->paths[i] : NULL,
 					 NETLINK_CB(cb->skb).portid,
 					 cb->nlh->nlmsg_seq, NLM_F_MULTI, cmd))
 			break;
+		i++;
+	}
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, st->cur.nrows);
 }
 
 int gpumem_nl_limit_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -1283,7 +1376,7 @@ int gpumem_nl_orphan_get_dumpit(struct sk_buff *skb,
 					  cb->nlh->nlmsg_seq))
 			break;
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, o->nr_rows);
 }
 
 /* -- leak suspects (admin only: host pids and cgroup paths) -- */
@@ -1355,5 +1448,5 @@ int gpumem_nl_leak_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 					cb->nlh->nlmsg_seq))
 			break;
 	cb->args[1] = i;
-	return skb->len;
+	return gpumem_nl_dump_more(skb, i, list->nr);
 }

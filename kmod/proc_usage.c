@@ -340,55 +340,104 @@ static void gpumem_pu_copy(struct gpumem_proc_usage_row *row,
 
 /* The room a filtered copy starts with: one process on a few devices. */
 #define GPUMEM_PU_ROWS_FIRST	8
+/* A copy takes at least this many rows per hold of gpumem_pu_lock. */
+#define GPUMEM_PU_CHUNK		64
 
 /*
- * Copy the non-empty counters @filter (NULL: all) wants, in one step under
- * the lock; see gpumem_proc_usage_rows().
+ * Copy the wanted counters of hash bucket @bkt to @rows from *@n while they
+ * fit in @cap (each with a pid reference). Returns 0, or the number of rows
+ * the bucket has when they do not all fit (then none of them is kept).
+ * Caller holds gpumem_pu_lock.
+ */
+static size_t gpumem_pu_bucket_rows(unsigned int bkt,
+				    struct gpumem_proc_usage_row *rows,
+				    size_t *n, size_t cap,
+				    const struct gpumem_snap_filter *filter)
+{
+	struct gpumem_proc_usage *pu;
+	size_t start = *n, nb = 0;
+
+	hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode) {
+		if (!gpumem_pu_wanted(pu, filter))
+			continue;
+		if (*n < cap)
+			gpumem_pu_copy(&rows[(*n)++], pu);
+		nb++;
+	}
+	if (start + nb <= cap)
+		return 0;
+	while (*n > start)	/* no room for all: give back what was taken */
+		put_pid(rows[--(*n)].pid);
+	return nb;
+}
+
+/* Put the pids of @rows and free the array. */
+static void gpumem_pu_rows_put(struct gpumem_proc_usage_row *rows, size_t n)
+{
+	while (n)
+		put_pid(rows[--n].pid);
+	kvfree(rows);
+}
+
+/*
+ * Copy the non-empty counters @filter (NULL: all) wants, a chunk at a time:
+ * gpumem_pu_lock, which every charge takes, is held for whole hash buckets
+ * until GPUMEM_PU_CHUNK rows are copied (O(GPUMEM_PU_CHUNK + one bucket)),
+ * then dropped, and the copy goes on from the next bucket. The array is
+ * charged to the reader and fits its rows (no more than half again).
  */
 static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
 			  size_t *nrowsp,
 			  const struct gpumem_snap_filter *filter)
 {
-	struct gpumem_proc_usage_row *rows = NULL;
-	struct gpumem_proc_usage *pu;
-	size_t cap = 0, n, i;
-	int bkt;
+	struct gpumem_proc_usage_row *rows = NULL, *grown;
+	size_t cap = 0, n = 0, got, want, ncap;
+	unsigned int bkt = 0;
 
-	/* a filtered copy takes one pass over the nodes when it fits in this */
-	if (filter) {
-		rows = kvmalloc_array(GPUMEM_PU_ROWS_FIRST, sizeof(*rows),
-				      GFP_KERNEL);
-		if (!rows)
-			return -ENOMEM;
-		cap = GPUMEM_PU_ROWS_FIRST;
-	}
+	ncap = filter ? GPUMEM_PU_ROWS_FIRST : READ_ONCE(gpumem_pu_nodes) + 16;
 	for (;;) {
-		spin_lock(&gpumem_pu_lock);
-		if (!filter && gpumem_pu_nodes > cap) {
-			n = gpumem_pu_nodes + 16;	/* room for a few more */
-		} else {
-			n = 0;
-			hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
-				if (!gpumem_pu_wanted(pu, filter))
-					continue;
-				if (n < cap)
-					gpumem_pu_copy(&rows[n], pu);
-				n++;
+		if (ncap > cap) {
+			grown = kvmalloc_array(ncap, sizeof(*rows),
+					       GFP_KERNEL_ACCOUNT);
+			if (!grown) {
+				gpumem_pu_rows_put(rows, n);
+				return -ENOMEM;
 			}
-			if (n <= cap)
+			if (n)
+				memcpy(grown, rows, n * sizeof(*rows));
+			kvfree(rows);
+			rows = grown;
+			cap = ncap;
+		}
+		if (bkt == HASH_SIZE(gpumem_pu_hash))
+			break;
+		want = 0;
+		got = 0;
+		spin_lock(&gpumem_pu_lock);
+		while (bkt < HASH_SIZE(gpumem_pu_hash) && got < GPUMEM_PU_CHUNK) {
+			size_t before = n;
+
+			want = gpumem_pu_bucket_rows(bkt, rows, &n, cap, filter);
+			if (want)
 				break;
-			/* no room for all: give back what was taken, again */
-			for (i = 0; i < cap; i++)
-				put_pid(rows[i].pid);
+			got += n - before;
+			bkt++;
 		}
 		spin_unlock(&gpumem_pu_lock);
-		kvfree(rows);
-		rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
-		if (!rows)
-			return -ENOMEM;
-		cap = n;
+		if (want)
+			ncap = max(2 * cap, n + want + 16);
+		cond_resched();
 	}
-	spin_unlock(&gpumem_pu_lock);
+	/* shrink an array much larger than its rows */
+	if (cap > n + n / 2 + 16) {
+		grown = kvmalloc_array(max_t(size_t, n, 1), sizeof(*rows),
+				       GFP_KERNEL_ACCOUNT);
+		if (grown) {
+			memcpy(grown, rows, n * sizeof(*rows));
+			kvfree(rows);
+			rows = grown;
+		}
+	}
 	*rowsp = rows;
 	*nrowsp = n;
 	return 0;
@@ -399,7 +448,10 @@ static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
  * @rowsp: set to a kvmalloc'ed array, gpumem_proc_usage_rows_free() it
  * @nrowsp: set to its length
  *
- * The copy is taken in one step under the lock: a consistent view.
+ * The copy is taken a chunk of hash buckets at a time (the lock is never
+ * held for the whole copy): the counters of one process on one device are
+ * copied at one moment, those of different rows may be from moments a
+ * chunk apart.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
