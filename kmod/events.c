@@ -108,7 +108,7 @@ void gpumem_ratelimit_init(struct gpumem_ratelimit *rl)
 }
 
 /**
- * gpumem_ratelimit_allow() - may one more event of this cgroup be sent?
+ * gpumem_ratelimit_allow() - may one more event of this bucket be sent?
  * @rl: its bucket (the caller holds the lock that protects it)
  * @suppressed: set to the events dropped before this one, when allowed
  *

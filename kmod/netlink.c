@@ -292,7 +292,8 @@ static int gpumem_nl_map_pid(struct gpumem_nl_dump *st,
 	if (pid)
 		nr = pid_nr_ns(pid, ns);
 	rcu_read_unlock();
-	return xa_err(xa_store(&st->nspids, tgid, xa_mk_value(nr), GFP_KERNEL));
+	return xa_err(xa_store(&st->nspids, tgid, xa_mk_value(nr),
+			       GFP_KERNEL_ACCOUNT));
 }
 
 static int gpumem_cmp_u64(const void *a, const void *b)
@@ -386,7 +387,7 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 
 	if (!gpumem_nl_walk_allowed(cb, snap_flags))
 		return -EBUSY;
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 	if (!st)
 		return -ENOMEM;
 	xa_init(&st->cgroup_match);
@@ -484,7 +485,7 @@ static int gpumem_nl_match_cgroup(struct gpumem_nl_dump *st,
 		if (!in)
 			continue;
 		ret = xa_err(xa_store(&st->cgroup_match, task->tgid,
-				      xa_mk_value(1), GFP_KERNEL));
+				      xa_mk_value(1), GFP_KERNEL_ACCOUNT));
 		if (ret)
 			return ret;
 	}

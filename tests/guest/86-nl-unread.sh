@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Unread dumps (kmod/netlink.c): a requester that starts dumps and never
+# reads them keeps neither the module nor gpumem's memory.
+#  - unread-one-socket: 1000 dump requests (cgroup-get, limit-get, proc-get,
+#    dev-get in turn) on one socket, none read: netlink runs one dump per
+#    socket at a time (the others get EBUSY), and a dump that fits in one
+#    message ends in the pass that starts it; at most one dump (the one that
+#    found the receive buffer full) stays, holding at most one module
+#    reference; the kernel memory charged to the requester's cgroup
+#    (memory.stat slab + vmalloc + sock) grows by less than 2 MiB over a
+#    requester that sends 4. After it closes the socket: no reference left.
+#  - unread-many-sockets: 1000 sockets with one dev-get dump each (a few
+#    devices: one message), none read: every dump ended in its first pass,
+#    so gpumem's module reference count stays what it was (a dump that
+#    waited to be read held one per socket: 1000).
+#  - unread-rmmod: once they are closed, rmmod gpumem succeeds (and it is
+#    loaded again).
+. "$(dirname "$0")/lib.sh"
+require_gpumem
+
+CASES="unread-one-socket unread-many-sockets unread-rmmod"
+ND=$GM_BIN/nl-dumps
+ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
+load_gpumem() {
+	if ! modprobe gpumem 2>"$GM_TMP/modprobe.err"; then
+		[ -n "$ko" ] && insmod "$ko" 2>>"$GM_TMP/modprobe.err" || return 1
+	fi
+	wait_until 10 test -r "$GM_DEBUGFS/devices"
+}
+trap 'grep -q "^gpumem " /proc/modules || load_gpumem; _gm_cleanup' EXIT
+
+# refs: gpumem's module reference count (/proc/modules, third column)
+refs() { awk '$1 == "gpumem" { print $3 }' /proc/modules; }
+# kmem CG: the kernel memory charged to CG (slab + vmalloc + sock), bytes
+kmem() { awk '$1 == "slab" || $1 == "vmalloc" || $1 == "sock" { t += $2 } END { print t + 0 }' "$1/memory.stat"; }
+# run_dumps CG NAME ARGS...: nl-dumps in CG, READY waited for
+run_dumps() {
+	_cg=$1 _n=$2
+	shift 2
+	spawn_cmd "$_n" sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' \
+		sh "$_cg" "$ND" "$@" -t 120
+}
+
+memcg=""
+if grep -qw memory "$GM_CGROOT/cgroup.controllers" 2>/dev/null; then
+	grep -qw memory "$GM_CGROOT/cgroup.subtree_control" || echo +memory >"$GM_CGROOT/cgroup.subtree_control"
+	grep -qw memory "$GM_CGROOT/cgroup.subtree_control" && memcg=yes
+fi
+D0=$GM_CGROOT/gpumem-unread0
+D1=$GM_CGROOT/gpumem-unread1
+D2=$GM_CGROOT/gpumem-unread2
+for d in "$D0" "$D1" "$D2"; do
+	rmdir "$d" 2>/dev/null
+	mkcgroup "$d" || { for t in $CASES; do fail "$t" "cannot create cgroup $d"; done; finish; }
+done
+r0=$(refs)
+log "gpumem module references at rest: $r0"
+
+tc_begin unread-one-socket
+if run_dumps "$D0" few -n 4 && run_dumps "$D1" one -n 1000; then
+	tc_eq "requests sent" "$(out_val one SENT requests)" 1000
+	r1=$(refs)
+	log "references with 1000 unread dumps on one socket: $r1"
+	tc_num -le "module references while unread" "$r1" $((r0 + 1))
+	if [ -n "$memcg" ]; then
+		k0=$(kmem "$D0") k1=$(kmem "$D1")
+		log "kernel memory charged: 4 requests $k0, 1000 requests $k1 bytes"
+		tc_num -lt "kernel memory of 1000 unread dumps over 4" $((k1 - k0)) $((2 * MiB))
+	else
+		tc_fail "no memory controller in $GM_CGROOT: the memory charged cannot be measured"
+	fi
+	stop one
+	stop few
+	tc_eq "module references after closing" "$(refs)" "$r0"
+else
+	tc_fail "nl-dumps: $(helper_why few) $(helper_why one)"
+fi
+tc_end
+
+tc_begin unread-many-sockets
+ulimit -n 4096 2>/dev/null
+if run_dumps "$D2" many -n 1000 -s 1000 -c dev; then
+	tc_eq "requests sent" "$(out_val many SENT requests) $(out_val many SENT send_errors)" "1000 0"
+	r2=$(refs)
+	log "references with 1000 sockets of one unread dump each: $r2"
+	tc_eq "module references while unread" "$r2" "$r0"
+	stop many
+	grep -q '^CLOSED' "$GM_TMP/many.out" || tc_fail "nl-dumps did not close its sockets"
+else
+	tc_fail "nl-dumps: $(helper_why many)"
+fi
+tc_end
+
+tc_begin unread-rmmod
+if rmmod gpumem 2>"$GM_TMP/rmmod.err"; then
+	load_gpumem || tc_fail "loading gpumem again failed: $(cat "$GM_TMP/modprobe.err")"
+else
+	tc_fail "rmmod gpumem after the unread dumps were closed: $(cat "$GM_TMP/rmmod.err"), references $(refs)"
+fi
+tc_end
+
+finish
