@@ -8,6 +8,7 @@
  * Time is simulated by moving the buckets' stamps back.
  */
 #include <kunit/test.h>
+#include "../uapi/gpumem.h"
 #include "../kmod/events.c"
 
 #define EV_CG_A		2001ULL

@@ -83,6 +83,57 @@ static void pu_charge_rows_uncharge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
 }
 
+/*
+ * A copy larger than a chunk (300 counters: several holds of the lock, the
+ * array grown on the way): every counter exactly once; a filtered copy
+ * (one process, 300 rows: grown from its first 8) the same; a filter on
+ * one device: its one row.
+ */
+#define PU_MANY	300
+static void pu_rows_chunks(struct kunit *test)
+{
+	struct gpumem_snap_filter by_pid = {
+		.has_pid = true, .pid = task_tgid_nr(current), .minor = -1,
+	};
+	struct gpumem_snap_filter by_dev = { .minor = 150 };
+	struct pid *me = task_tgid(current);
+	struct gpumem_proc_usage_row *rows;
+	struct gpumem_proc_usage **pu;
+	unsigned long *seen;
+	size_t n, i;
+
+	pu = kunit_kcalloc(test, PU_MANY, sizeof(*pu), GFP_KERNEL);
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(PU_MANY), sizeof(*seen),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pu);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < PU_MANY; i++) {
+		pu[i] = gpumem_proc_usage_get(me, "kunit", i);
+		KUNIT_ASSERT_NOT_NULL(test, pu[i]);
+		gpumem_proc_usage_charge(pu[i], GPUMEM_REGION_VRAM, 4096 * (i + 1));
+	}
+	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)PU_MANY);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_LT(test, rows[i].minor, PU_MANY);
+		KUNIT_EXPECT_FALSE(test, test_and_set_bit(rows[i].minor, seen));
+		KUNIT_EXPECT_EQ(test, rows[i].bytes[GPUMEM_REGION_VRAM],
+				4096ULL * (rows[i].minor + 1));
+	}
+	gpumem_proc_usage_rows_free(rows, n);
+	KUNIT_ASSERT_EQ(test, gpumem_pu_rows(&rows, &n, &by_pid), 0);
+	KUNIT_EXPECT_EQ(test, n, (size_t)PU_MANY);
+	gpumem_proc_usage_rows_free(rows, n);
+	KUNIT_ASSERT_EQ(test, gpumem_pu_rows(&rows, &n, &by_dev), 0);
+	KUNIT_ASSERT_EQ(test, n, (size_t)1);
+	KUNIT_EXPECT_EQ(test, rows[0].minor, 150);
+	gpumem_proc_usage_rows_free(rows, n);
+	for (i = 0; i < PU_MANY; i++)
+		gpumem_proc_usage_uncharge(pu[i], GPUMEM_REGION_VRAM,
+					   4096 * (i + 1));
+	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+}
+
 /* A node held without a charge (an allocation in flight) is not listed. */
 static void pu_rows_skip_empty(struct kunit *test)
 {
@@ -332,6 +383,7 @@ static struct kunit_case gpumem_proc_usage_cases[] = {
 	KUNIT_CASE(pu_same_key_same_node),
 	KUNIT_CASE(pu_charge_rows_uncharge),
 	KUNIT_CASE(pu_rows_skip_empty),
+	KUNIT_CASE(pu_rows_chunks),
 	KUNIT_CASE(pu_processes_and_devices),
 	KUNIT_CASE(pu_fill_charged_snapshot),
 	KUNIT_CASE(pu_sort_keys),
