@@ -537,13 +537,14 @@ static int gpumem_pu_snapshot_rows(struct gpumem_snapshot *snap,
 
 	/* each row is filled in whole below: nothing to clear first */
 	snap->task_pool = kvmalloc_array(room, sizeof(*snap->task_pool),
-					 GFP_KERNEL);
+					 GFP_KERNEL_ACCOUNT);
 	snap->task_list = kvmalloc_array(room, sizeof(*snap->task_list),
-					 GFP_KERNEL);
+					 GFP_KERNEL_ACCOUNT);
 	snap->proc_pool = kvmalloc_array(room, sizeof(*snap->proc_pool),
-					 GFP_KERNEL);
-	snap->procs = kvmalloc_array(room, sizeof(*snap->procs), GFP_KERNEL);
-	first = kcalloc(snap->nr_devs + 1, sizeof(*first), GFP_KERNEL);
+					 GFP_KERNEL_ACCOUNT);
+	snap->procs = kvmalloc_array(room, sizeof(*snap->procs),
+				     GFP_KERNEL_ACCOUNT);
+	first = kcalloc(snap->nr_devs + 1, sizeof(*first), GFP_KERNEL_ACCOUNT);
 	if (!snap->task_pool || !snap->task_list || !snap->proc_pool ||
 	    !snap->procs || !first) {
 		kfree(first);
@@ -612,7 +613,7 @@ int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 		return ret;
 	/* the keys, then room for the sort */
 	keys = kvmalloc_array(max_t(size_t, nrows, 1), 2 * sizeof(*keys),
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (!keys) {
 		ret = -ENOMEM;
 		goto out;
