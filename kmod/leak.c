@@ -404,7 +404,8 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	struct gpumem_leak_hit *hits = NULL;
 	struct gpumem_leak_list *list;
 	u32 ms = READ_ONCE(leak_window_ms);
-	char *path = NULL;
+	char **paths = NULL;
+	u64 *cgids = NULL;
 	long n = 0, i;
 
 	if (ms) {
@@ -412,15 +413,18 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 		if (n < 0)
 			return ERR_PTR(n);
 	}
-	list = kvzalloc(struct_size(list, rows, n), GFP_KERNEL);
-	if (n)
-		path = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!list || (n && !path)) {
+	list = kvzalloc(struct_size(list, rows, n), GFP_KERNEL_ACCOUNT);
+	if (n) {
+		cgids = kvmalloc_array(n, sizeof(*cgids), GFP_KERNEL_ACCOUNT);
+		paths = kvcalloc(n, sizeof(*paths), GFP_KERNEL_ACCOUNT);
+	}
+	if (!list || (n && (!cgids || !paths))) {
 		for (i = 0; i < n; i++)
 			put_pid(hits[i].pid);
 		kvfree(hits);
 		kvfree(list);
-		kfree(path);
+		kvfree(cgids);
+		kvfree(paths);
 		return ERR_PTR(-ENOMEM);
 	}
 	list->window_ms = ms;
@@ -442,11 +446,17 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 		row->rate = gpumem_leak_rate(hit->growth, hit->windows, ms);
 		row->windows = hit->windows;
 		row->since_ms = hit->since_ms;
-		/* without memory for the path the row says it has none */
-		if (row->cgid && gpumem_cgroup_path(row->cgid, path, PATH_MAX))
-			row->cgroup = kstrdup(path, GFP_KERNEL);
+		cgids[i] = row->cgid;
 	}
-	kfree(path);
+	/*
+	 * The paths in one lookup (not one kworker round trip per row); a row
+	 * without memory for its path, or whose cgroup is gone, has none.
+	 */
+	gpumem_cgroup_paths_ns(cgids, n, NULL, paths);
+	for (i = 0; i < n; i++)
+		list->rows[i].cgroup = paths[i];	/* the list's now */
+	kvfree(paths);
+	kvfree(cgids);
 	kvfree(hits);
 	sort(list->rows, n, sizeof(list->rows[0]), gpumem_leak_row_cmp, NULL);
 	return list;
