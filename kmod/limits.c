@@ -48,6 +48,8 @@
 #define GPUMEM_CG_IDLE_MAX	1024
 /* A reader copies at least this many rows per hold of gpumem_limits_lock. */
 #define GPUMEM_LIMITS_CHUNK	64
+/* A reader's pass holds gpumem_limits_lock for this many buckets at a time. */
+#define GPUMEM_LIMITS_SCAN_BUCKETS	16
 
 /**
  * struct gpumem_cg_node - usage and limit of one (cgroup, device, region)
@@ -956,8 +958,8 @@ size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
  * @hits: room for @max suspects (no pid: a cgroup's)
  * @max: their number
  *
- * Nothing changes: the detector's state is only read. One pass under the
- * lock, O(counters).
+ * Nothing changes: the detector's state is only read. One pass, O(counters),
+ * holding the lock for GPUMEM_LIMITS_SCAN_BUCKETS buckets at a time.
  *
  * Context: process context (takes gpumem_limits_lock).
  * Return: the number of suspects; only the first @max were copied when more.
@@ -965,25 +967,34 @@ size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
 size_t gpumem_limits_suspects(struct gpumem_leak_hit *hits, size_t max)
 {
 	struct gpumem_cg_node *n;
+	unsigned int bkt;
 	size_t nhits = 0;
-	int bkt;
 
 	spin_lock(&gpumem_limits_lock);
-	hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-		struct gpumem_leak_hit hit;
-
-		if (n->row.minor == GPUMEM_ALL_DEVICES || gpumem_cg_unused(n) ||
-		    !gpumem_leak_describe(&n->leak, n->self, &hit))
-			continue;
-		if (nhits < max) {
-			hit.pid = NULL;
-			hit.cgid = n->row.cgid;
-			hit.comm[0] = '\0';
-			hit.minor = n->row.minor;
-			hit.region = n->row.region;
-			hits[nhits] = hit;
+	for (bkt = 0; bkt < HASH_SIZE(gpumem_cg_hash); bkt++) {
+		/* a reader: the lock is let go every few buckets */
+		if (bkt && !(bkt % GPUMEM_LIMITS_SCAN_BUCKETS)) {
+			spin_unlock(&gpumem_limits_lock);
+			cond_resched();
+			spin_lock(&gpumem_limits_lock);
 		}
-		nhits++;
+		hlist_for_each_entry(n, &gpumem_cg_hash[bkt], hnode) {
+			struct gpumem_leak_hit hit;
+
+			if (n->row.minor == GPUMEM_ALL_DEVICES ||
+			    gpumem_cg_unused(n) ||
+			    !gpumem_leak_describe(&n->leak, n->self, &hit))
+				continue;
+			if (nhits < max) {
+				hit.pid = NULL;
+				hit.cgid = n->row.cgid;
+				hit.comm[0] = '\0';
+				hit.minor = n->row.minor;
+				hit.region = n->row.region;
+				hits[nhits] = hit;
+			}
+			nhits++;
+		}
 	}
 	spin_unlock(&gpumem_limits_lock);
 	return nhits;

@@ -342,6 +342,8 @@ static void gpumem_pu_copy(struct gpumem_proc_usage_row *row,
 #define GPUMEM_PU_ROWS_FIRST	8
 /* A copy takes at least this many rows per hold of gpumem_pu_lock. */
 #define GPUMEM_PU_CHUNK		64
+/* A reader's pass holds gpumem_pu_lock for this many buckets at a time. */
+#define GPUMEM_PU_SCAN_BUCKETS	16
 
 /*
  * Copy the wanted counters of hash bucket @bkt to @rows from *@n while they
@@ -679,25 +681,18 @@ size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 	return n;
 }
 
-/**
- * gpumem_proc_usage_suspects() - copy the counters that are leak suspects now
- * @hits: room for @max suspects; each copied has a reference on its pid
- * @max: their number
- *
- * Nothing changes: the detector's state is only read. One pass under the
- * lock, O(processes x devices).
- *
- * Context: process context (takes gpumem_pu_lock).
- * Return: the number of suspects; only the first @max were copied when more.
+/*
+ * The leak suspects of hash bucket @bkt, counted in *@n and copied to @hits
+ * (with a pid reference each) while *@n < @max. Caller holds gpumem_pu_lock.
  */
-size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max)
+static void gpumem_pu_bucket_suspects(unsigned int bkt,
+				      struct gpumem_leak_hit *hits,
+				      size_t max, size_t *n)
 {
 	struct gpumem_proc_usage *pu;
-	size_t n = 0;
-	int bkt, r;
+	int r;
 
-	spin_lock(&gpumem_pu_lock);
-	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
+	hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode) {
 		if (!pu->refs)
 			continue;	/* unused: counts as no node */
 		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
@@ -706,16 +701,46 @@ size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max)
 			if (!gpumem_leak_describe(&pu->leak[r], pu->bytes[r],
 						  &hit))
 				continue;
-			if (n < max) {
+			if (*n < max) {
 				hit.pid = get_pid(pu->pid);
 				hit.cgid = 0;
 				memcpy(hit.comm, pu->comm, sizeof(hit.comm));
 				hit.minor = pu->minor;
 				hit.region = r;
-				hits[n] = hit;
+				hits[*n] = hit;
 			}
-			n++;
+			(*n)++;
 		}
+	}
+}
+
+/**
+ * gpumem_proc_usage_suspects() - copy the counters that are leak suspects now
+ * @hits: room for @max suspects; each copied has a reference on its pid
+ * @max: their number
+ *
+ * Nothing changes: the detector's state is only read. One pass,
+ * O(processes x devices), holding the lock for GPUMEM_PU_SCAN_BUCKETS
+ * buckets at a time (the counts of different buckets may be from
+ * different moments).
+ *
+ * Context: process context (takes gpumem_pu_lock).
+ * Return: the number of suspects; only the first @max were copied when more.
+ */
+size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max)
+{
+	unsigned int bkt;
+	size_t n = 0;
+
+	spin_lock(&gpumem_pu_lock);
+	for (bkt = 0; bkt < HASH_SIZE(gpumem_pu_hash); bkt++) {
+		/* a reader: the lock is let go every few buckets */
+		if (bkt && !(bkt % GPUMEM_PU_SCAN_BUCKETS)) {
+			spin_unlock(&gpumem_pu_lock);
+			cond_resched();
+			spin_lock(&gpumem_pu_lock);
+		}
+		gpumem_pu_bucket_suspects(bkt, hits, max, &n);
 	}
 	spin_unlock(&gpumem_pu_lock);
 	return n;
