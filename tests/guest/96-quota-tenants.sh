@@ -46,8 +46,9 @@ sum_suppressed() { awk -v k='"suppressed":' '{ i = index($0, k); if (!i) next
 	s = substr($0, i + length(k)); sub(/[,}].*/, "", s); t += s } END { print t + 0 }'; }
 
 tc_begin tenant-denials-apart
-ctl_ok limit set "$P" --max 1
+# the burst first: a bucket made before (a limit's, on main) starts full at 200
 echo 5 >"$PAR/event_burst" && echo 1 >"$PAR/event_rate" || tc_fail "cannot set event_burst/event_rate"
+ctl_ok limit set "$P" --max 1
 m0=$(w_mark)
 run_in "$A" a1 "$QA" deny -n 40 -s 64K -c gm-ten-a
 run_in "$B" b1 "$QA" deny -n 3 -s 64K -c gm-ten-b
