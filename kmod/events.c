@@ -80,8 +80,8 @@ struct gpumem_rl_bucket {
 
 /*
  * gpumem_rl_lock protects the bucket table, the LRU list, the count and
- * the shared bucket. It is a leaf: taken under gpumem_limits_lock (limits.c)
- * and a device's frag_lock (hooks.c), never the other way round.
+ * the shared bucket. It is a leaf: taken under gpumem_limits_lock
+ * (limits.c), never the other way round.
  */
 static DEFINE_SPINLOCK(gpumem_rl_lock);
 static DEFINE_HASHTABLE(gpumem_rl_hash, 10);
@@ -133,6 +133,8 @@ bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed)
 		if (rl->tokens == burst)
 			rl->stamp = now;
 	}
+	/* event_burst lowered since the bucket was filled: it holds at once */
+	rl->tokens = min(rl->tokens, burst);
 	if (!rl->tokens) {
 		rl->suppressed++;
 		gpumem_hook_stats_inc(GPUMEM_HOOK_EVENTS_SUPPRESSED);
