@@ -15,10 +15,12 @@
  * come and go while userspace reads it. The position is kept in cb->args.
  */
 #include <linux/cgroup.h>
+#include <linux/moduleparam.h>
 #include <linux/nsproxy.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/ratelimit.h>
+#include <linux/sizes.h>
 #include <linux/sort.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
@@ -376,8 +378,30 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 }
 
 /*
+ * The most a dump's snapshot may keep: a dump stays until its requester has
+ * read it (or closed the socket), so this is what one socket can pin.
+ */
+static unsigned long dump_max_bytes = SZ_64M;
+module_param(dump_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(dump_max_bytes, "most bytes of rows a dump (proc-get, buf-get, dev-get) may keep until it is read; a larger one fails with EMSGSIZE (default 64 MiB)");
+
+/* The bytes of rows @snap keeps (its strings are shared per cgroup). */
+static size_t gpumem_nl_snapshot_bytes(const struct gpumem_snapshot *snap)
+{
+	return snap->nr_devs * sizeof(*snap->devs) +
+	       snap->nr_tasks * (sizeof(*snap->task_list) +
+				 sizeof(struct gpumem_task_row)) +
+	       snap->nr_procs * (sizeof(*snap->procs) +
+				 sizeof(struct gpumem_proc_row)) +
+	       snap->cap_bufs * sizeof(*snap->bufs) +
+	       snap->cap_holders * sizeof(*snap->holders);
+}
+
+/*
  * Take the dump's snapshot: whole, or (@filter, a charged view) only the
  * rows the request asks for, so that a filtered dump costs what it returns.
+ * It is charged to the requester (its memory cgroup) while it is made, and
+ * kept only up to dump_max_bytes.
  */
 static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				unsigned int snap_flags,
@@ -394,6 +418,13 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	xa_init(&st->nspids);
 	xa_init(&st->nspaths);
 	st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
+	if (!IS_ERR(st->snap) &&
+	    gpumem_nl_snapshot_bytes(st->snap) > READ_ONCE(dump_max_bytes)) {
+		gpumem_snapshot_free(st->snap);
+		st->snap = ERR_PTR(-EMSGSIZE);
+		NL_SET_ERR_MSG(cb->extack,
+			       "the dump would keep more than dump_max_bytes (module parameter) until read: narrow it (pid, device, cgroup)");
+	}
 	if (IS_ERR(st->snap)) {
 		int ret = PTR_ERR(st->snap);
 

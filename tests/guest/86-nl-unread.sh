@@ -16,12 +16,15 @@
 #    devices: one message), none read: every dump ended in its first pass,
 #    so gpumem's module reference count stays what it was (a dump that
 #    waited to be read held one per socket: 1000).
+#  - unread-cap: with dump_max_bytes at 64 bytes a dump's snapshot is over
+#    the cap: gpumemctl ps fails with the extack message naming it; back at
+#    its value, the same request works.
 #  - unread-rmmod: once they are closed, rmmod gpumem succeeds (and it is
 #    loaded again).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="unread-one-socket unread-many-sockets unread-rmmod"
+CASES="unread-one-socket unread-many-sockets unread-cap unread-rmmod"
 ND=$GM_BIN/nl-dumps
 ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
 load_gpumem() {
@@ -96,6 +99,25 @@ if run_dumps "$D2" many -n 1000 -s 1000 -c dev; then
 	grep -q '^CLOSED' "$GM_TMP/many.out" || tc_fail "nl-dumps did not close its sockets"
 else
 	tc_fail "nl-dumps: $(helper_why many)"
+fi
+tc_end
+
+tc_begin unread-cap
+CTL=$GM_BIN/gpumemctl
+cap0=$(cat "$GM_PARAMS/dump_max_bytes")
+if [ -z "$cap0" ]; then
+	tc_fail "no dump_max_bytes parameter in $GM_PARAMS"
+else
+	echo 64 >"$GM_PARAMS/dump_max_bytes" || tc_fail "cannot set dump_max_bytes"
+	"$CTL" ps >"$GM_TMP/ps-cap.out" 2>&1
+	rc=$?
+	echo "$cap0" >"$GM_PARAMS/dump_max_bytes"
+	log "gpumemctl ps with a 64-byte cap: exit $rc: $(head -c 300 "$GM_TMP/ps-cap.out")"
+	tc_num -ne "gpumemctl ps exit status with a 64-byte cap" "$rc" 0
+	grep -q dump_max_bytes "$GM_TMP/ps-cap.out" ||
+		tc_fail "gpumemctl ps did not report the cap: $(head -c 300 "$GM_TMP/ps-cap.out")"
+	"$CTL" ps >"$GM_TMP/ps-cap.out" 2>&1
+	tc_eq "gpumemctl ps exit status with dump_max_bytes $cap0" "$?" 0
 fi
 tc_end
 
