@@ -21,6 +21,8 @@
 #    its value, the same request works.
 #  - unread-rmmod: once they are closed, rmmod gpumem succeeds (and it is
 #    loaded again).
+# Against the module before dumps ended in their first pass (main at
+# c88d5dd, 6.12): 1000 sockets held 1000 module references, one socket 2.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 

@@ -19,6 +19,10 @@
 #    the low mark (threshold_pct - threshold_hyst_pct) is below the lowest
 #    usage; with the low mark between the lowest usage and the threshold,
 #    every fall below it re-arms the event: more events come.
+# Against the module before per-tenant buckets (main at c88d5dd, 6.12) all
+# three fail: B got 0 of its 3 events and A's carried B's suppressions
+# (44 for A's 41); A's threshold flood was not limited (13 events for 13
+# cycles); the sawtooth gave 11 events, not 1.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
