@@ -670,19 +670,21 @@ static bool gpumem_man_restore(struct gpumem_man_hook *h)
 /*
  * Unhook @hk, whose last user has gone: restore its tables, wait until no
  * wrapper of it runs (finite: other devices' traffic is not waited for,
- * nor are calls that start meanwhile), free it. Allocation keeps working
- * through the restored tables. A table something else wrapped after gpumem
- * stays in place and keeps passing calls to the driver's (its hook and @hk
- * are never freed, and gpumem pins itself: see the comment at the top).
+ * nor are calls that start meanwhile) and take it off the lists; the
+ * caller frees it with gpumem_ttm_hook_free() once it has dropped
+ * gpumem_hooks_lock. Allocation keeps working through the restored
+ * tables. A table something else wrapped after gpumem stays in place and
+ * keeps passing calls to the driver's: then @hk and its managers' hooks
+ * stay on the lists for good (stranded, see the comment at the top).
  *
- * Called with gpumem_hooks_lock held; releases it.
+ * Caller holds gpumem_hooks_lock. Return: false when stranded.
  */
-static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
-	__releases(&gpumem_hooks_lock)
+static bool gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 {
 	struct gpumem_man_hook *h, *htmp;
 	bool stranded = false;
 
+	lockdep_assert_held(&gpumem_hooks_lock);
 	list_for_each_entry(h, &gpumem_man_hooks, node)
 		if (h->hk == hk && !gpumem_man_restore(h))
 			stranded = true;
@@ -700,13 +702,9 @@ static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 	synchronize_rcu_tasks();
 	wait_for_completion(&hk->drained);
 	if (stranded) {
-		/* found by the other's table through the lists, forever */
+		/* found by the other's table through the lists, for good */
 		hk->stranded = true;
-		mutex_unlock(&gpumem_hooks_lock);
-		if (!try_module_get(THIS_MODULE))
-			pr_err("gpumem: unloaded while another module's TTM wrapper still calls it\n");
-		pr_warn("gpumem: a TTM table of gpumem's was wrapped by something else: left in place, passing calls through\n");
-		return;
+		return false;
 	}
 	/* other devices' wrappers may still be walking the lists */
 	list_for_each_entry_safe(h, htmp, &gpumem_man_hooks, node) {
@@ -716,7 +714,21 @@ static void gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 		}
 	}
 	list_del_rcu(&hk->node);
-	mutex_unlock(&gpumem_hooks_lock);
+	return true;
+}
+
+/*
+ * Free @hk after gpumem_ttm_unhook() (@unhooked: its return); a stranded
+ * hook is kept, and gpumem takes a reference on itself.
+ */
+static void gpumem_ttm_hook_free(struct gpumem_ttm_hook *hk, bool unhooked)
+{
+	if (!unhooked) {
+		if (!try_module_get(THIS_MODULE))
+			pr_err("gpumem: unloaded while another module's TTM wrapper still calls it\n");
+		pr_warn("gpumem: a TTM table of gpumem's was wrapped by something else: left in place, passing calls through\n");
+		return;
+	}
 	synchronize_rcu();	/* no list walker can still reach hk */
 	percpu_ref_exit(&hk->inflight);
 	kfree(hk);
@@ -737,7 +749,7 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev)
 {
 	struct gpumem_ttm_hook *hk;
 	struct gpumem_device *next;
-	bool charged;
+	bool charged, last = false, unhooked = false;
 
 	/*
 	 * Before any table is restored, or another device is charged: from
@@ -758,17 +770,17 @@ static void gpumem_hooks_detach(struct gpumem_device *gdev)
 	list_del_init(&gdev->hook_node);
 	gdev->ttm_hook = NULL;
 	if (list_empty(&hk->users)) {
-		gpumem_ttm_unhook(hk);	/* drops the lock */
-	} else {
-		if (charged) {
-			next = list_first_entry(&hk->users,
-						struct gpumem_device,
-						hook_node);
-			WRITE_ONCE(hk->minor, next->minor);
-			WRITE_ONCE(next->ttm_alias, false);
-		}
-		mutex_unlock(&gpumem_hooks_lock);
+		last = true;
+		unhooked = gpumem_ttm_unhook(hk);
+	} else if (charged) {
+		next = list_first_entry(&hk->users, struct gpumem_device,
+					hook_node);
+		WRITE_ONCE(hk->minor, next->minor);
+		WRITE_ONCE(next->ttm_alias, false);
 	}
+	mutex_unlock(&gpumem_hooks_lock);
+	if (last)
+		gpumem_ttm_hook_free(hk, unhooked);
 	gpumem_charge_forget_device(gdev->minor);
 }
 
