@@ -96,6 +96,8 @@
  * @since: jiffies since which no handle or dma-buf reaches @obj
  * @dead: jiffies when gpumem first saw @owner gone (0: not seen), for the
  *	orphans report
+ * @prev: the resource whose record this one inherited its owner and marks
+ *	from (a key only, never dereferenced), NULL for a first placement
  * @reported: @owner's exit was considered for an orphaned event (or
  *	happened while those were off): never again
  * @depth: number of entries in @cgids
@@ -122,6 +124,7 @@ struct gpumem_charge {
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	unsigned long dead;
+	const struct ttm_resource *prev;
 	bool reported;
 	u32 depth;
 	struct gpumem_cg_node **nodes;
@@ -195,6 +198,7 @@ static bool gpumem_charge_inherit(struct gpumem_charge *c,
 	/* a new placement of an orphan is no new orphan */
 	c->dead = o->dead;
 	c->reported = o->reported;
+	c->prev = o->res;
 	spin_unlock(&o->lock);
 	if (!c->owner)
 		return false;
@@ -387,6 +391,42 @@ static bool gpumem_charge_unlink(struct gpumem_charge *c)
 }
 
 /*
+ * A claim of the orphaned events (or the sweep seeing the owner gone) may
+ * have marked the record @c inherited from after @c copied its marks and
+ * before @c entered the table, where it could not be seen: copy them again
+ * now that @c is in the table, so that an orphan restored meanwhile is not
+ * reported twice (a claim from now on sees @c itself). A claim that walked
+ * past @c's bucket before the insertion and reaches the old record after
+ * this read can still mark only the old one: that window is a few
+ * instructions wide, and the report it would repeat names the same orphan.
+ */
+static void gpumem_charge_catch_up(struct gpumem_charge *c)
+{
+	struct gpumem_charge *o;
+	unsigned long dead = 0;
+	bool reported = false;
+
+	if (!c->prev)
+		return;
+	rcu_read_lock();
+	o = gpumem_charge_owner(c->prev, READ_ONCE(c->obj));
+	if (o && o != c) {
+		spin_lock(&o->lock);
+		reported = o->reported;
+		dead = o->dead;
+		spin_unlock(&o->lock);
+	}
+	rcu_read_unlock();
+	if (!reported && !dead)
+		return;
+	spin_lock(&c->lock);
+	c->reported |= reported;
+	if (!c->dead)
+		c->dead = dead;
+	spin_unlock(&c->lock);
+}
+
+/*
  * Put @c in the table. A record for the same resource address can only be
  * an inert one of a device being detached (its resource was freed without
  * gpumem and the address reused): it is dropped.
@@ -399,6 +439,8 @@ static int gpumem_charge_link(struct gpumem_charge *c)
 	for (tries = 0; tries < 4; tries++) {
 		ret = rhashtable_lookup_insert_fast(&gpumem_charges, &c->rnode,
 						    gpumem_charge_params);
+		if (!ret)
+			gpumem_charge_catch_up(c);
 		if (ret != -EEXIST)
 			return ret;
 		rcu_read_lock();
