@@ -80,6 +80,7 @@ tc_eq "hook_events_lost rose by" $(($(hook events_lost) - lost0)) 1
 orphan l2
 wait_until 15 has_ev "$l2_pid" || tc_fail "no orphaned event for l2 ($l2_pid) 15 s after its exit"
 w_sync || tc_fail "the sync event did not arrive"
+orph_ev "$l1_pid" | sed 's/^/#   l1 event: /'
 tc_eq "orphaned events of l1 (lost, claimed once)" "$(orph_ev "$l1_pid" | grep -c .)" 0
 tc_eq "orphaned events of l2" "$(orph_ev "$l2_pid" | grep -c .)" 1
 ev_check "$(orph_ev "$l2_pid" | head -n 1)" type=orphaned cgroup=/gm-orphans-faults \
