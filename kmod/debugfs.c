@@ -217,6 +217,7 @@ static const struct gpumem_table gpumem_tables[] = {
 	{
 		.name = "devices",
 		.header = "device driver unique ttm region capacity used free",
+		.snap_flags = GPUMEM_SNAP_DEVICES,
 		.nr_rows = gpumem_devices_rows,
 		.show = gpumem_devices_show,
 	},

@@ -147,7 +147,9 @@ static void gpumem_attach_ttm(struct gpumem_device *gdev,
 			      struct ttm_device *bdev)
 {
 	mutex_lock(&gpumem_registry_lock);
-	gdev->bdev = bdev;	/* walkers read it under the registry lock */
+	down_write(&gdev->walk_sem);
+	gdev->bdev = bdev;	/* walkers read it under walk_sem */
+	up_write(&gdev->walk_sem);
 	mutex_unlock(&gpumem_registry_lock);
 	dev_info(gdev->drm->dev, "gpumem: %s: TTM device found\n", gdev->name);
 	gpumem_listeners_call(gdev, true);
@@ -209,6 +211,7 @@ static int gpumem_add_dev(struct device *dev)
 	 */
 	if (gdev->drv && gdev->drv->vram_helper && !ddev->vram_mm)
 		gdev->drv = NULL;
+	init_rwsem(&gdev->walk_sem);
 	INIT_DELAYED_WORK(&gdev->find_ttm, gpumem_find_ttm_fn);
 	INIT_LIST_HEAD(&gdev->hook_node);
 	/* Only listed drivers embed every GEM object in a TTM BO. */
@@ -251,10 +254,10 @@ static void gpumem_remove_dev(struct device *dev)
 	if (!minor)
 		return;
 	/*
-	 * Blocks until a walk in progress is done with the device. Found by
-	 * its minor: several minors may lead to one drm_device (amdgpu's
-	 * partitions), and a minor's dev may have changed since it was added
-	 * (amdgpu points a partition's minors at the device of the whole GPU).
+	 * Found by its minor: several minors may lead to one drm_device
+	 * (amdgpu's partitions), and a minor's dev may have changed since it
+	 * was added (amdgpu points a partition's minors at the device of the
+	 * whole GPU). Unlisted here; walkers using it are waited for below.
 	 */
 	mutex_lock(&gpumem_registry_lock);
 	list_for_each_entry(gdev, &gpumem_devices, node) {
@@ -276,6 +279,9 @@ static void gpumem_remove_dev(struct device *dev)
 	mutex_unlock(&gpumem_registry_lock);
 	if (!found)
 		return;
+	/* Unlisted: no new walker. Wait for those using it now. */
+	down_write(&found->walk_sem);
+	up_write(&found->walk_sem);
 	/* it may still hook the device: then it is unhooked below */
 	cancel_delayed_work_sync(&found->find_ttm);
 	for (i = gpumem_nr_listeners; i--; )

@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/workqueue.h>
 #include "classify.h"
 #include "frag.h"
@@ -25,7 +26,11 @@ struct gpumem_ttm_hook;
  *	into the driver module)
  * @bdev: the device's TTM device, or NULL when its objects are not
  *	classified as TTM buffer objects, or it was not found yet; set once,
- *	under the registry lock
+ *	under the registry lock and @walk_sem held for writing
+ * @walk_sem: held for reading by a walker using the device (walk.c): the
+ *	device stays registered, its driver bound and @bdev stable until it is
+ *	released; removal takes it for writing after unlisting the device,
+ *	so it waits for the walkers of that device only
  * @find_ttm: looks for @bdev again while it was not found (discover.c)
  * @find_ttm_delay: the next wait of @find_ttm, in jiffies
  * @drv: the classifier's entry for the driver, or NULL
@@ -48,6 +53,7 @@ struct gpumem_device {
 	struct list_head node;
 	struct drm_device *drm;
 	struct ttm_device *bdev;
+	struct rw_semaphore walk_sem;
 	struct delayed_work find_ttm;
 	unsigned long find_ttm_delay;
 	const struct gpumem_driver_info *drv;
@@ -90,9 +96,10 @@ int gpumem_discover_init(const struct gpumem_device_listener *const *listeners,
 void gpumem_discover_exit(void);
 
 /*
- * The registry lock serialises walks with device arrival and removal: a
- * device's remove callback blocks until a walk holding the lock is done, so a
- * walker may use every registered device (and its driver) while it holds it.
+ * The registry lock protects the list of devices: a walker holds it only to
+ * find the next device and take that device's walk_sem for reading, then
+ * uses the device (and its driver) until it releases walk_sem; a device's
+ * remove callback unlists it under the lock, then waits for walk_sem.
  */
 extern struct mutex gpumem_registry_lock;
 extern struct list_head gpumem_devices;

@@ -57,6 +57,10 @@ struct gpumem_nl_dump {
 	bool pid_view, cg_view;
 	struct xarray nspids;
 	struct xarray nspaths;
+	/* buf-get: is st->pid in the holder list held_slice? (last asked) */
+	bool held_valid, held;
+	size_t held_slice;
+	u32 held_nr;
 };
 
 /*
@@ -743,15 +747,28 @@ int gpumem_nl_buf_get_start(struct netlink_callback *cb)
 					     gpumem_nl_buf_get_filters);
 }
 
-static bool gpumem_buf_held_by(const struct gpumem_snapshot *snap,
+/*
+ * Is @pid among @buf's holders? Buffers of one file share its holder list
+ * (equal first_holder): the answer for the last list is kept in @st, so a
+ * dump costs O(buffers + holder lists), not O(buffers * holders).
+ */
+static bool gpumem_buf_held_by(struct gpumem_nl_dump *st,
+			       const struct gpumem_snapshot *snap,
 			       const struct gpumem_buf_row *buf, pid_t pid)
 {
+	bool held = false;
 	u32 i;
 
-	for (i = 0; i < buf->nr_holders; i++)
-		if (snap->holders[buf->first_holder + i] == pid)
-			return true;
-	return false;
+	if (st->held_valid && st->held_slice == buf->first_holder &&
+	    st->held_nr == buf->nr_holders)
+		return st->held;
+	for (i = 0; i < buf->nr_holders && !held; i++)
+		held = snap->holders[buf->first_holder + i] == pid;
+	st->held_valid = true;
+	st->held_slice = buf->first_holder;
+	st->held_nr = buf->nr_holders;
+	st->held = held;
+	return held;
 }
 
 /* The requester's pid of a buffer's owner or holder. */
@@ -807,7 +824,7 @@ int gpumem_nl_buf_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 		if (st->has_dev && buf->dev != st->dev)
 			continue;
-		if (!gpumem_buf_held_by(snap, buf, st->pid))
+		if (!gpumem_buf_held_by(st, snap, buf, st->pid))
 			continue;
 		if (gpumem_nl_fill_buf(skb, st, snap, buf,
 				       NETLINK_CB(cb->skb).portid,

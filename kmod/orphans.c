@@ -86,6 +86,8 @@ static u32 gpumem_item_pids(const struct gpumem_snapshot *snap,
 
 	if (!it->buf)
 		return 0;
+	if (!out)	/* pid 0 is a kind, not a holder */
+		return it->buf->nr_holders - it->buf->kernel_holder;
 	for (i = 0; i < it->buf->nr_holders; i++) {
 		pid_t p = snap->holders[it->buf->first_holder + i];
 
@@ -126,6 +128,9 @@ static int gpumem_cmp_item(const struct gpumem_snapshot *snap,
 	nb = y->buf ? y->buf->nr_holders : 0;
 	if (na != nb)
 		return na < nb ? -1 : 1;
+	/* buffers of one file share its list: O(1) for them */
+	if (!na || x->buf->first_holder == y->buf->first_holder)
+		return 0;
 	for (i = 0; i < na; i++) {
 		c = gpumem_cmp_u64(snap->holders[x->buf->first_holder + i],
 				   snap->holders[y->buf->first_holder + i]);
@@ -211,7 +216,6 @@ static int gpumem_orphans_build(struct gpumem_orphans *o,
 
 	for (i = 0; i < nr; i++) {
 		const struct gpumem_buf_row *buf;
-		u32 k;
 
 		buf = gpumem_find_buf(index, snap->nr_bufs, recs[i].obj);
 		if (buf && snap->devs[buf->dev].minor != recs[i].minor)
@@ -219,9 +223,8 @@ static int gpumem_orphans_build(struct gpumem_orphans *o,
 		items[i].rec = &recs[i];
 		items[i].buf = buf;
 		items[i].kinds = recs[i].dmabuf ? GPUMEM_ORPHAN_DMABUF : 0;
-		for (k = 0; buf && k < buf->nr_holders; k++)
-			if (!snap->holders[buf->first_holder + k])
-				items[i].kinds |= GPUMEM_ORPHAN_KERNEL;
+		if (buf && buf->kernel_holder)
+			items[i].kinds |= GPUMEM_ORPHAN_KERNEL;
 		if (!buf && recs[i].handles)
 			items[i].kinds |= GPUMEM_ORPHAN_BUSY;
 		else if (!buf && !recs[i].dmabuf)

@@ -116,7 +116,11 @@ struct gpumem_proc_row {
  * @shared: held by several processes or a dma-buf
  * @first_holder: index of the first holder in &gpumem_snapshot.holders
  * @nr_holders: number of holders (owner first)
+ * @kernel_holder: one of them is pid 0, an in-kernel client
  * @obj: the buffer (a key to compare only, never dereferenced)
+ *
+ * The buffers reached through one client file only share that file's
+ * holder list: equal @first_holder means equal holders.
  */
 struct gpumem_buf_row {
 	const void *obj;
@@ -129,6 +133,7 @@ struct gpumem_buf_row {
 	bool shared;
 	size_t first_holder;
 	u32 nr_holders;
+	bool kernel_holder;
 };
 
 /**
@@ -150,7 +155,8 @@ struct gpumem_buf_row {
  * @bufs: buffer rows, by device, in walk order
  * @nr_bufs: number of @bufs
  * @cap_bufs: allocated @bufs
- * @holders: holder pids referenced by @bufs
+ * @holders: holder pids referenced by @bufs (a list may be shared by
+ *	several buffers)
  * @nr_holders: number of @holders
  * @cap_holders: allocated @holders
  * @walk_ns: how long the walk took

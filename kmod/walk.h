@@ -14,12 +14,24 @@ struct gpumem_snapshot;
 struct gpumem_snap_filter;
 
 /**
- * struct gpumem_walk_ent - one (client, object handle) pair seen by a walk
+ * struct gpumem_file_holders - the processes one client file counts for
+ * @first: index of the first of their tgids in the device's tgid array
+ * @nr: how many (at least one), ascending, each once
+ *
+ * Resolved once per file and walk; its entries refer to it by index.
+ */
+struct gpumem_file_holders {
+	size_t first;
+	u32 nr;
+};
+
+/**
+ * struct gpumem_walk_ent - one (client file, object handle) pair of a walk
  * @obj: the object, referenced by the walker (opaque to the accounting)
  * @size: object size in bytes
  * @order: the client's position on its device, 0 = opened first
  * @handle: the GEM handle in that client's file
- * @tgid: the client's process
+ * @file: index of the client's struct gpumem_file_holders on the device
  * @mem_type: TTM memory type, -1 for a non-TTM object
  * @region: enum gpumem_region
  * @flags: GPUMEM_ENT_*
@@ -32,7 +44,7 @@ struct gpumem_walk_ent {
 	u64 size;
 	u32 order;
 	u32 handle;
-	pid_t tgid;
+	u32 file;
 	s16 mem_type;
 	u8 region;
 	u8 flags;
