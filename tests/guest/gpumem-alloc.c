@@ -10,6 +10,9 @@
  *   gpumem-alloc selfimport -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
  *   gpumem-alloc forkhold   -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
  *                           a forked child keeps the card fd, outlives the parent
+ *   gpumem-alloc forkmany   -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -F CHILDREN [hold options]
+ *                           CHILDREN forked children keep the card fd (each only
+ *                           waits for a signal), outlive the parent
  *   gpumem-alloc sendcard   -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] -S SOCKET [hold options]
  *   gpumem-alloc recvcard   -S SOCKET [hold options]   the card fd itself over SCM_RIGHTS
  *   gpumem-alloc maphold|mapfork -d DRIVER [-k KIND] [-n COUNT] [-s SIZE] [hold options]
@@ -27,6 +30,7 @@
  *   IMPORTED handle=2 size=1048576                import / selfimport (file 2)
  *   TOTAL bos=3 bytes=3145728                     distinct BOs held, their bytes
  *   CHILD pid=N                                   forkhold / mapfork: the child's pid
+ *   CHILDREN n=N first=P last=Q                   forkmany: N children forked, pids P..Q
  *   RECEIVED fd=N                                 recvcard: the card fd received
  *   MAPPED bos=3 bytes=3145728                    maphold / mapfork: mapped, handles closed
  *   READY <pid>                                   everything is in place
@@ -89,6 +93,7 @@ struct opts {
 	unsigned int count;
 	uint64_t size;
 	unsigned int hold_seconds;
+	unsigned int children;
 	bool watch_stdin;
 };
 
@@ -890,6 +895,49 @@ static int cmd_forkhold(const struct opts *o)
 }
 
 /*
+ * forkmany: allocate, fork -F children that keep the inherited card fd and
+ * do nothing but wait for a signal (SIGTERM's default action: they die; the
+ * test kills them); the parent holds, then exits without freeing anything.
+ */
+static int cmd_forkmany(const struct opts *o)
+{
+	static struct bo bos[MAX_BOS];
+	pid_t kid, first = 0, last = 0;
+	unsigned int i;
+	struct card c;
+
+	if (!o->children)
+		die("forkmany needs -F CHILDREN");
+	open_card(o->driver, &c);
+	printf("DEVICE %s driver=%s\n", c.node, c.driver);
+	alloc_all(&c, o, bos);
+	printf("TOTAL bos=%u bytes=%" PRIu64 "\n", o->count, total_bytes(bos, o->count));
+	fflush(stdout);
+	for (i = 0; i < o->children; i++) {
+		kid = fork();
+		if (kid < 0)
+			die("fork %u: %s", i, strerror(errno));
+		if (!kid) {
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			prctl(PR_SET_PDEATHSIG, 0);	/* outlive the parent */
+			prctl(PR_SET_NAME, "gm-forkmany-kid");
+			for (;;)
+				pause();
+		}
+		if (!first)
+			first = kid;
+		last = kid;
+	}
+	printf("CHILDREN n=%u first=%d last=%d\n", o->children, (int)first, (int)last);
+	hold(o, -1, -1, 0);
+	close(c.fd);
+	printf("PARENT-EXIT\n");
+	return 0;
+}
+
+/*
  * sendcard: allocate, then hand the card fd itself (not a dma-buf) over
  * SCM_RIGHTS to every process that connects to the socket; hold.
  */
@@ -995,6 +1043,7 @@ static void usage(FILE *f)
 	fputs("usage: gpumem-alloc list\n"
 	      "       gpumem-alloc alloc|export|import|selfimport -d DRIVER [options]\n"
 	      "       gpumem-alloc forkhold|sendcard|maphold|mapfork -d DRIVER [options]\n"
+	      "       gpumem-alloc forkmany -d DRIVER -F CHILDREN [options]\n"
 	      "       gpumem-alloc recvcard -S SOCKET [options]\n"
 	      "  forkhold: a forked child keeps the card fd (CHILD pid=N) and outlives\n"
 	      "  the parent; sendcard: the card fd itself over -S to each recvcard;\n"
@@ -1012,6 +1061,7 @@ static void usage(FILE *f)
 	      "  -t, --hold-seconds N   hold at most N seconds (default 300)\n"
 	      "  -w, --stdin            also release when stdin reaches EOF\n"
 	      "  -c, --comm NAME        set the process name (comm)\n"
+	      "  -F, --children N       forkmany: children holding the card fd\n"
 	      "Buffers are held until SIGTERM/SIGINT/SIGHUP, EOF (-w) or the hold time.\n", f);
 }
 
@@ -1026,6 +1076,7 @@ int main(int argc, char **argv)
 		{ "hold-seconds", required_argument, NULL, 't' },
 		{ "stdin", no_argument, NULL, 'w' },
 		{ "comm", required_argument, NULL, 'c' },
+		{ "children", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1041,7 +1092,7 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, "d:k:n:s:S:t:wc:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:k:n:s:S:t:wc:F:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': o.driver = optarg; break;
 		case 'k':
@@ -1059,6 +1110,7 @@ int main(int argc, char **argv)
 		case 't': o.hold_seconds = parse_uint(optarg, "hold time"); break;
 		case 'w': o.watch_stdin = true; break;
 		case 'c': o.comm = optarg; break;
+		case 'F': o.children = parse_uint(optarg, "children"); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1101,6 +1153,8 @@ int main(int argc, char **argv)
 		return cmd_selfimport(&o);
 	if (!strcmp(cmd, "forkhold"))
 		return cmd_forkhold(&o);
+	if (!strcmp(cmd, "forkmany"))
+		return cmd_forkmany(&o);
 	if (!strcmp(cmd, "sendcard"))
 		return cmd_sendcard(&o);
 	if (!strcmp(cmd, "maphold"))
