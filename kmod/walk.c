@@ -419,12 +419,14 @@ static int gpumem_note_files(struct gpumem_walk *w)
 	int after = -1, ret = 0;
 
 	w->nr_files = 0;
-	while (!ret) {
+	for (;;) {
 		struct drm_device *ddev;
 
 		gdev = gpumem_walk_next_dev(after, NULL, 0);
-		if (IS_ERR_OR_NULL(gdev))
-			return PTR_ERR_OR_ZERO(gdev);
+		if (IS_ERR_OR_NULL(gdev)) {
+			ret = PTR_ERR_OR_ZERO(gdev);
+			break;
+		}
 		after = gdev->minor;
 		ddev = gdev->drm;
 		mutex_lock(&ddev->filelist_mutex);
@@ -442,6 +444,8 @@ static int gpumem_note_files(struct gpumem_walk *w)
 		mutex_unlock(&ddev->filelist_mutex);
 		up_read(&gdev->walk_sem);
 		cond_resched();
+		if (ret)
+			break;
 	}
 	if (ret)
 		return ret;
