@@ -770,6 +770,8 @@ out:
  * @claim: only the orphans not reported yet (for the orphaned events),
  *	each marked reported as it is filled in; buffers being freed are left
  *	out
+ * @limit: with @claim, claim at most about this many (the array grows no
+ *	further; 0: no bound): -EAGAIN then, the rest is left for a later call
  *
  * A counted placement (VRAM, GTT) is an orphan while its resource lives
  * and its owner (the allocating process) has exited (been reaped); its
@@ -782,13 +784,14 @@ out:
  *	records filled in are claimed; the others are left for a later call.
  */
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
-			  size_t *nrp, bool claim)
+			  size_t *nrp, bool claim, size_t limit)
 {
 	struct gpumem_orphans_fill f = {
 		.recs = *recsp, .cap = *capp, .claim = claim,
 		.watch = gpumem_orphans_events_on(),
 	};
 	unsigned int tries;
+	size_t need;
 	int ret = 0;
 
 	/*
@@ -810,8 +813,14 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		mutex_unlock(&gpumem_charges_walk_lock);
 		if (!f.over)
 			break;
-		ret = gpumem_vec_reserve((void **)&f.recs, &f.cap,
-					 f.nr + f.over + f.over / 4 + 16,
+		need = f.nr + f.over + f.over / 4 + 16;
+		if (claim && limit && need > limit)
+			need = max(limit, f.nr + 1);
+		if (claim && limit && need <= f.cap) {
+			ret = -EAGAIN;	/* claimed enough for one call */
+			break;
+		}
+		ret = gpumem_vec_reserve((void **)&f.recs, &f.cap, need,
 					 sizeof(*f.recs));
 		if (ret)
 			break;

@@ -82,6 +82,6 @@ void gpumem_charge_forget_device(int minor);
 u64 gpumem_charge_records(void);
 void gpumem_charge_sweep_kick(void);
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
-			  size_t *nrp, bool claim);
+			  size_t *nrp, bool claim, size_t limit);
 
 #endif /* GPUMEM_CHARGE_H */

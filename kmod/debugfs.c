@@ -14,6 +14,7 @@
 #include <linux/seq_file.h>
 #include <linux/cgroup.h>
 #include <linux/mm.h>
+#include "budget.h"
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
@@ -349,6 +350,9 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "last_walk_collect_ns %llu\n", st.last_collect_ns);
 	seq_printf(m, "last_walk_account_ns %llu\n", st.last_account_ns);
 	seq_printf(m, "last_walk_release_ns %llu\n", st.last_release_ns);
+	seq_printf(m, "last_walk_work %llu\n", st.last_work);
+	seq_printf(m, "walks_busy %llu\n", gpumem_budget_refused());
+	seq_printf(m, "orphans_truncated %llu\n", gpumem_orphans_truncated());
 	seq_printf(m, "devices %llu\n", st.devices);
 	gpumem_hook_stats_read(&hs);
 	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)

@@ -22,6 +22,7 @@
  *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
  */
 #include <linux/module.h>
+#include "budget.h"
 #include "cgroup_lookup.h"
 #include "debugfs.h"
 #include "discover.h"
@@ -92,6 +93,7 @@ static void __exit gpumem_exit(void)
 	gpumem_events_exit();		/* nothing emits any more */
 	gpumem_proc_usage_exit();
 	gpumem_walk_exit();
+	gpumem_budget_exit();
 	gpumem_cgroup_lookup_exit();
 }
 

@@ -19,13 +19,13 @@
 #include <linux/nsproxy.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
-#include <linux/ratelimit.h>
 #include <linux/sizes.h>
 #include <linux/sort.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
 #include "compat.h"
 #include "events.h"
+#include "budget.h"
 #include "cgroup_lookup.h"
 #include "classify.h"
 #include "fault_inject.h"
@@ -218,31 +218,31 @@ static struct gpumem_nl_dump *gpumem_nl_dump_state(struct netlink_callback *cb)
 }
 
 /*
- * A walk (the held view, buffers) holds each DRM device's filelist_mutex
- * while it collects that device's handles, which stalls DRM open and close
- * meanwhile. Callers without CAP_NET_ADMIN (the admin operations' privilege)
- * share this budget of walks, so
- * no tenant can keep the devices' client lists locked; the charged view and
- * devices are no walk and are never limited.
+ * A walk (the held view, buffers) costs work in proportion to the node
+ * (tasks, fds, DRM files, handles, holders: walk.c). Callers without
+ * CAP_NET_ADMIN (the admin operations' privilege) pay for it from a budget
+ * of their own user (budget.c: unpriv_walk_work units a second), so no
+ * tenant can make gpumem walk the node without pause, and one that used up
+ * its budget leaves every other user theirs; the charged view and devices
+ * are no walk and are never limited.
  */
-#define GPUMEM_UNPRIV_WALKS_PER_SEC	10
-static struct ratelimit_state gpumem_unpriv_walks =
-	RATELIMIT_STATE_INIT_FLAGS(gpumem_unpriv_walks, HZ,
-				   GPUMEM_UNPRIV_WALKS_PER_SEC,
-				   RATELIMIT_MSG_ON_RELEASE);
-
 static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
-				   unsigned int snap_flags)
+				   unsigned int snap_flags, u64 *estimate)
 {
+	struct gpumem_walk_stats ws;
+
+	*estimate = 0;
 	if (snap_flags & (GPUMEM_SNAP_CHARGED | GPUMEM_SNAP_DEVICES))
 		return true;
 	if (netlink_capable(cb->skb, CAP_NET_ADMIN))
 		return true;
-	if (__ratelimit(&gpumem_unpriv_walks))
+	gpumem_walk_stats(&ws);
+	*estimate = ws.last_work;
+	if (gpumem_budget_allow(NETLINK_CB(cb->skb).creds.uid, *estimate))
 		return true;
+	*estimate = 0;
 	NL_SET_ERR_MSG(cb->extack,
-		       "busy: unprivileged callers get " __stringify(GPUMEM_UNPRIV_WALKS_PER_SEC)
-		       " walks (held view, buffers) per second on this node; retry later or use the charged view");
+		       "busy: this user's walk budget (held view) is used up; retry later or use the charged view");
 	return false;
 }
 
@@ -412,16 +412,22 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_nl_dump *st;
+	u64 estimate;
 
-	if (!gpumem_nl_walk_allowed(cb, snap_flags))
+	if (!gpumem_nl_walk_allowed(cb, snap_flags, &estimate))
 		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+	if (st)
+		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
+	if (estimate)	/* settle what the walk cost */
+		gpumem_budget_charge(NETLINK_CB(cb->skb).creds.uid,
+				     st && !IS_ERR(st->snap) ? st->snap->work : 0,
+				     estimate);
 	if (!st)
 		return -ENOMEM;
 	xa_init(&st->cgroup_match);
 	xa_init(&st->nspids);
 	xa_init(&st->nspaths);
-	st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
 	if (!IS_ERR(st->snap) &&
 	    gpumem_nl_snapshot_bytes(st->snap) > READ_ONCE(dump_max_bytes)) {
 		gpumem_snapshot_free(st->snap);

@@ -29,6 +29,7 @@
  * events on starts the charge sweep again, so that owners alive then are
  * watched (the sweep stops when it has nothing left to look at).
  */
+#include <linux/atomic.h>
 #include <linux/bsearch.h>
 #include <linux/limits.h>
 #include <linux/module.h>
@@ -48,6 +49,22 @@
 #include "orphans.h"
 #include "snapshot.h"
 #include "walk.h"
+
+/* Holder pids reports left out since load (their bound). */
+static atomic64_t gpumem_orphans_dropped = ATOMIC64_INIT(0);
+
+/**
+ * gpumem_orphans_truncated() - holder pids orphans reports left out
+ *
+ * A report lists at most GPUMEM_ORPHANS_MAX_PIDS holder pids; the rows
+ * beyond that count theirs (&gpumem_orphan_row.nr_dropped) and say so.
+ *
+ * Return: the pids left out since load.
+ */
+u64 gpumem_orphans_truncated(void)
+{
+	return atomic64_read(&gpumem_orphans_dropped);
+}
 
 /* One orphaned placement, with its holders resolved. */
 struct gpumem_orphan_item {
@@ -154,9 +171,11 @@ static int gpumem_orphans_row(struct gpumem_orphans *o,
 	const struct gpumem_orphan_rec *r = it->rec;
 	struct gpumem_orphan_row *row;
 	int dev = gpumem_snapshot_dev_index(snap, r->minor);
-	u32 n = gpumem_item_pids(snap, it, NULL);
+	u32 n = gpumem_item_pids(snap, it, NULL), keep;
 	int ret;
 
+	/* the report's bound: the rest of the holders counted, not listed */
+	keep = min_t(size_t, n, GPUMEM_ORPHANS_MAX_PIDS - o->nr_pids);
 	ret = gpumem_vec_reserve((void **)&o->rows, &o->cap_rows,
 				 o->nr_rows + 1, sizeof(*o->rows));
 	if (!ret)
@@ -185,8 +204,14 @@ static int gpumem_orphans_row(struct gpumem_orphans *o,
 	memcpy(row->comm, r->comm, sizeof(row->comm));
 	row->kinds = it->kinds;
 	row->first_holder = o->nr_pids;
-	row->nr_holders = gpumem_item_pids(snap, it, o->pids + o->nr_pids);
-	o->nr_pids += row->nr_holders;
+	gpumem_item_pids(snap, it, o->pids + o->nr_pids);
+	row->nr_holders = keep;
+	row->nr_dropped = n - keep;
+	o->nr_pids += keep;
+	if (n > keep) {
+		o->truncated += n - keep;
+		atomic64_add(n - keep, &gpumem_orphans_dropped);
+	}
 	return 0;
 }
 
@@ -270,7 +295,7 @@ struct gpumem_orphans *gpumem_orphans_take(void)
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return ERR_PTR(-ENOMEM);
-	ret = gpumem_charge_orphans(&recs, &cap, &nr, false);
+	ret = gpumem_charge_orphans(&recs, &cap, &nr, false, 0);
 	if (!ret && nr)
 		ret = gpumem_orphans_build(o, recs, nr);
 	kvfree(recs);
@@ -302,9 +327,10 @@ void gpumem_orphans_free(struct gpumem_orphans *o)
  * gpumem_orphans_holders_str() - a row's holders as text
  * @o: the report
  * @row: one of its rows
- * @buf: where to write: pids, then "kernel", "dma-buf", "mapping", "busy",
- *	comma-separated; "-" for none (truncated to @len)
- * @len: size of @buf
+ * @buf: where to write: pids, "+N" for the N holders that do not fit (or
+ *	that the report left out), then "kernel", "dma-buf", "mapping",
+ *	"busy", comma-separated; "-" for none
+ * @len: size of @buf (at least 64)
  */
 void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
 				const struct gpumem_orphan_row *row,
@@ -313,13 +339,24 @@ void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
 	static const char *const names[] = {
 		"kernel", "dma-buf", "mapping", "busy",
 	};
-	size_t n = 0;
-	u32 i;
+	/* room kept for ",+N" and the kinds */
+	size_t n = 0, room = len > 48 ? len - 48 : 0;
+	u32 i, more;
 
 	buf[0] = '\0';
-	for (i = 0; i < row->nr_holders && n < len; i++)
-		n += scnprintf(buf + n, len - n, "%s%d", n ? "," : "",
-			       o->pids[row->first_holder + i]);
+	for (i = 0; i < row->nr_holders; i++) {
+		char pid[16];
+		int k = scnprintf(pid, sizeof(pid), "%s%d", n ? "," : "",
+				  o->pids[row->first_holder + i]);
+
+		if (n + k >= room)
+			break;
+		memcpy(buf + n, pid, k + 1);
+		n += k;
+	}
+	more = row->nr_holders - i + row->nr_dropped;
+	if (more)	/* holders not shown: their number */
+		n += scnprintf(buf + n, len - n, "%s+%u", n ? "," : "", more);
 	for (i = 0; i < ARRAY_SIZE(names) && n < len; i++)
 		if (row->kinds & BIT(i))
 			n += scnprintf(buf + n, len - n, "%s%s", n ? "," : "",
@@ -398,7 +435,11 @@ const struct file_operations gpumem_orphans_fops = {
 #define GPUMEM_ORPHAN_EVENT_MAX		BIT_ULL(40)
 /* Holder pids one orphaned event names at most (the lowest). */
 #define GPUMEM_ORPHAN_EVENT_HOLDERS	128
-/* Orphans a claim could not take (no memory) are tried again this late. */
+/*
+ * Orphans one run of the work claims at most: the rest (and those a claim
+ * could not take, out of memory) a run this much later.
+ */
+#define GPUMEM_ORPHAN_EVENT_BATCH	4096
 #define GPUMEM_ORPHAN_EVENT_RETRY	HZ
 
 static unsigned long long orphan_event_bytes = SZ_1M;
@@ -679,7 +720,8 @@ static void gpumem_orphans_event_fn(struct work_struct *work)
 	int ret;
 
 	ret = gpumem_fail_orphans_claim() ? -ENOMEM :
-	      gpumem_charge_orphans(&recs, &cap, &nr, true);
+	      gpumem_charge_orphans(&recs, &cap, &nr, true,
+				    GPUMEM_ORPHAN_EVENT_BATCH);
 	if (ret)	/* those not claimed: later */
 		gpumem_orphans_queue(GPUMEM_ORPHAN_EVENT_RETRY);
 	if (!nr || !min_bytes)

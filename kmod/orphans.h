@@ -32,6 +32,8 @@
  *	longest of the group)
  * @first_holder: index of the first holder pid in &gpumem_orphans.pids
  * @nr_holders: number of live processes holding a handle (or the file)
+ *	listed in the report
+ * @nr_dropped: holders left out of the report (its bound, below)
  * @kinds: GPUMEM_ORPHAN_*
  */
 struct gpumem_orphan_row {
@@ -47,6 +49,7 @@ struct gpumem_orphan_row {
 	u32 since_ms;
 	size_t first_holder;
 	u32 nr_holders;
+	u32 nr_dropped;
 	u8 kinds;
 };
 
@@ -55,14 +58,19 @@ struct gpumem_orphan_row {
  * @rows: the groups, by device, region, cgroup, allocator, holders
  * @nr_rows: number of @rows
  * @pids: holder pids referenced by @rows
- * @nr_pids: number of @pids
+ * @nr_pids: number of @pids, at most GPUMEM_ORPHANS_MAX_PIDS
+ * @truncated: holder pids left out (the rows that lost some say so)
  */
 struct gpumem_orphans {
 	struct gpumem_orphan_row *rows;
 	size_t nr_rows, cap_rows;
 	pid_t *pids;
 	size_t nr_pids, cap_pids;
+	u64 truncated;
 };
+
+/* Holder pids one report lists at most (a row beyond: its count only). */
+#define GPUMEM_ORPHANS_MAX_PIDS	65536
 
 struct gpumem_orphans *gpumem_orphans_take(void);
 bool gpumem_orphans_events_on(void);
@@ -70,6 +78,7 @@ void gpumem_orphans_kick(void);
 void gpumem_orphans_init(void);
 void gpumem_orphans_exit(void);
 void gpumem_orphans_free(struct gpumem_orphans *o);
+u64 gpumem_orphans_truncated(void);
 void gpumem_orphans_holders_str(const struct gpumem_orphans *o,
 				const struct gpumem_orphan_row *row,
 				char *buf, size_t len);

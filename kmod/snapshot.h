@@ -163,6 +163,8 @@ struct gpumem_buf_row {
  * @collect_ns: of which visiting clients and objects
  * @account_ns: of which aggregating
  * @release_ns: of which dropping object references
+ * @work: a walk's work units: tasks, fd slots, files, handles and holders
+ *	it visited (0 for a snapshot without a walk)
  * @clients: DRM files visited
  * @bos: object handles visited
  * @skipped: objects whose placement could not be read (busy)
@@ -185,6 +187,7 @@ struct gpumem_snapshot {
 	size_t nr_holders, cap_holders;
 	u64 walk_ns;
 	u64 collect_ns, account_ns, release_ns;
+	u64 work;
 	u32 clients;
 	u64 bos;
 	u64 skipped;

@@ -130,6 +130,7 @@ struct gpumem_walk {
 	size_t nr_fh, cap_fh;
 	pid_t *tgids;
 	size_t nr_tgids, cap_tgids;
+	u64 work;	/* tasks, fds, files, handles, holders visited */
 };
 
 static struct ttm_buffer_object *gpumem_ttm_bo(const struct gpumem_device *gdev,
@@ -440,6 +441,7 @@ static int gpumem_note_files(struct gpumem_walk *w)
 				break;
 			w->files[w->nr_files].filp = file->filp;
 			w->files[w->nr_files++].dfile = file;
+			w->work++;
 		}
 		mutex_unlock(&ddev->filelist_mutex);
 		up_read(&gdev->walk_sem);
@@ -464,6 +466,7 @@ static int gpumem_scan_fd(const void *p, struct file *filp, unsigned int fd)
 	struct gpumem_walk *w = (struct gpumem_walk *)p;
 	const struct gpumem_walk_file *f = gpumem_find_file(w, filp);
 
+	w->work += fd + 1 - w->fd_next;	/* the slots up to it */
 	w->fd_next = fd + 1;
 	if (f) {
 		w->holders[w->nr_holders].file = f - w->files;
@@ -522,6 +525,7 @@ static struct task_struct *gpumem_next_table(struct gpumem_walk *w, int *nr)
 			return NULL;
 		}
 		*nr = pid_nr(pid);
+		w->work++;
 		t = pid_task(pid, PIDTYPE_PID);
 		files = NULL;
 		if (t) {
@@ -741,6 +745,7 @@ static int gpumem_file_tgids(struct gpumem_walk *w, struct drm_file *file,
 		return ret;
 	fh->nr = w->nr_tgids - fh->first;
 	w->nr_fh++;
+	w->work += 1 + fh->nr;
 	return 0;
 }
 
@@ -869,6 +874,7 @@ static int gpumem_walk_device(struct gpumem_walk *w, unsigned int idx,
 	t0 = ktime_get_ns();
 	ret = gpumem_collect_device(w, gdev);
 	w->snap->bos += w->nr_ents;
+	w->work += w->nr_ents;
 	if (!ret)
 		gpumem_resolve_pending(gdev, w->ents, w->nr_ents);
 	t1 = ktime_get_ns();
@@ -932,6 +938,7 @@ static void gpumem_walk_count(const struct gpumem_snapshot *snap, int ret)
 		gpumem_stats.last_collect_ns = snap->collect_ns;
 		gpumem_stats.last_account_ns = snap->account_ns;
 		gpumem_stats.last_release_ns = snap->release_ns;
+		gpumem_stats.last_work = snap->work;
 	}
 	spin_unlock(&gpumem_walk_lock);
 }
@@ -1010,6 +1017,7 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 		ret = gpumem_snapshot_finish(w.snap);
 	if (walk) {
 		w.snap->walk_ns = ktime_get_ns() - start;
+		w.snap->work = w.work;
 		gpumem_walk_count(w.snap, ret);
 		gpumem_walk_cache_put(&w);
 	}

@@ -69,6 +69,8 @@ struct gpumem_walk_ent {
  * @last_collect_ns: time the last walk spent visiting clients and objects
  * @last_account_ns: time it spent aggregating (dedup, owner rule)
  * @last_release_ns: time it spent dropping object references
+ * @last_work: the last walk's work units (tasks, fd slots, files, handles
+ *	and holders it visited: what an unprivileged caller pays, budget.c)
  * @devices: devices tracked now
  */
 struct gpumem_walk_stats {
@@ -81,6 +83,7 @@ struct gpumem_walk_stats {
 	u64 last_collect_ns;
 	u64 last_account_ns;
 	u64 last_release_ns;
+	u64 last_work;
 	u64 devices;
 };
 

@@ -141,7 +141,7 @@ static size_t ot_orphans(struct kunit *test, bool claim)
 	struct gpumem_orphan_rec *recs = NULL;
 	size_t cap = 0, nr = 0, i, mine = 0;
 
-	KUNIT_EXPECT_EQ(test, gpumem_charge_orphans(&recs, &cap, &nr, claim),
+	KUNIT_EXPECT_EQ(test, gpumem_charge_orphans(&recs, &cap, &nr, claim, 0),
 			0);
 	for (i = 0; i < nr; i++)
 		if (recs[i].minor == OT_DEV)
