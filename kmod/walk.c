@@ -33,7 +33,8 @@
  * Tasks are visited by pid number (find_ge_pid(), as /proc's readdir), each
  * under its own RCU read section and task_lock; a table shared by several
  * threads or processes is scanned once (tables seen are kept by address),
- * GPUMEM_FD_CHUNK fds per hold of its file_lock, rescheduling between
+ * GPUMEM_FD_CHUNK open fds (and the empty slots between them: iterate_fd()
+ * visits every slot) per hold of its file_lock, rescheduling between
  * chunks and tasks. File pointers are only compared, never dereferenced.
  * The scan is O(tasks * log(pids) + fd slots * log(files)), once per walk.
  * Each holding process is then resolved once (alive? tgid, task row), and

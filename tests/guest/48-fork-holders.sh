@@ -99,7 +99,7 @@ tc_end
 tc_begin fork-holders-processes
 snap processes
 awk -v c="$card" 'NR > 1 && $5 == c && ($2 == "gm-forkmany" || $2 == "gm-forkmany-kid") {
-	print $1, $6, $11, $12, $13 }' "$GM_TMP/processes" | sort -n >"$GM_TMP/procs"
+	print $1, $6, $10, $11, $12 }' "$GM_TMP/processes" | sort -n >"$GM_TMP/procs"
 tc_eq "rows of the holders" "$(grep -c . "$GM_TMP/procs")" $((N + 1))
 tc_eq "holders' pids" "$(cut -d' ' -f1 "$GM_TMP/procs" | md5sum)" "$(md5sum <"$GM_TMP/holders")"
 tc_eq "allocator's row (pid vram shared owned bos)" "$(head -n 1 "$GM_TMP/procs")" \
