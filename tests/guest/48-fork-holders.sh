@@ -78,6 +78,7 @@ b_progress() {
 }
 
 tc_begin fork-holders-setup
+GM_READY_TIMEOUT=240	# READY once every child is forked (slow under KASAN)
 if ! spawn_in_cgroup "$A" f forkmany -d qxl -n "$NB" -s 64K -F "$N" -c gm-forkmany; then
 	tc_fail "forkmany helper failed: $(helper_why f)"
 	tc_end
