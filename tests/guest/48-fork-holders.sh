@@ -5,7 +5,8 @@
 # its card fd. (a) the held view (debugfs `processes` and a netlink dump,
 # gpumemctl ps --held), a `buffers` read and, once the allocator has
 # exited, an orphans report (debugfs and gpumemctl orphans --json) complete
-# and show every holder exactly; (b) the allocator's exit raises its
+# and show every holder exactly, and the walk visited the file's 4 handles
+# once (stats last_walk_bos; before issue 22 once per holder); (b) the allocator's exit raises its
 # orphaned event (usage, buffers, the 128 lowest holder pids); (c)
 # meanwhile allocations in cgroup B keep completing, and the kernel log
 # shows no soft lockup, hung task or RCU stall, with the watchdog, hung-task
@@ -55,27 +56,9 @@ echo "$BYTES" >"$GM_PARAMS/orphan_event_bytes"
 "$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" &
 GM_PIDS="$GM_PIDS $!"
 
-# (c) cgroup B allocates and frees 2 x 128 KiB over and over, each run
-# checked, until $GM_TMP/b.stop exists: "ok" or "bad: ..." per run.
-: >"$GM_TMP/b.log"
-(
-	while [ ! -e "$GM_TMP/b.stop" ]; do
-		sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$B" \
-			"$GM_ALLOC" alloc -d qxl -n 2 -s 128K -t 0 -c gm-forkh-b >"$GM_TMP/b.out" 2>&1 8>&-
-		rc=$?
-		t=$(out_val b TOTAL bytes)
-		if [ "$rc" = 0 ] && [ "$t" = 262144 ]; then echo ok; else echo "bad: rc $rc total '$t'"; fi
-	done >>"$GM_TMP/b.log"
-) 8>&- &
-b_loop=$!
-GM_PIDS="$GM_PIDS $b_loop"
-b_runs() { grep -c . "$GM_TMP/b.log"; }
-# b_progress: wait for 2 more runs of cgroup B than now.
-b_progress() {
-	_b0=$(b_runs)
-	_b_more() { [ "$(b_runs)" -ge $((_b0 + 2)) ]; }
-	wait_until 60 _b_more
-}
+# the handles a walk visits before the allocator: one walk, no helper yet
+cat "$GM_DEBUGFS/processes" >/dev/null
+bos0=$(stat_value last_walk_bos)
 
 tc_begin fork-holders-setup
 GM_READY_TIMEOUT=240	# READY once every child is forked (slow under KASAN)
@@ -96,7 +79,8 @@ tc_eq "lowest holder is the allocator" "$(head -n 1 "$GM_TMP/holders")" "$f_pid"
 tc_end
 
 # (a) debugfs processes: every holder charged the 4 buffers once, shared;
-# the lowest pid (the allocator) owns them.
+# the lowest pid (the allocator) owns them; the walk visited their 4
+# handles once.
 tc_begin fork-holders-processes
 snap processes
 awk -v c="$card" 'NR > 1 && $5 == c && ($2 == "gm-forkmany" || $2 == "gm-forkmany-kid") {
@@ -108,7 +92,33 @@ tc_eq "allocator's row (pid vram shared owned bos)" "$(head -n 1 "$GM_TMP/procs"
 tc_eq "children's rows (vram shared owned bos)" \
 	"$(sed 1d "$GM_TMP/procs" | cut -d' ' -f2- | sort | uniq -c | awk '{ $1 = $1; print }')" \
 	"$N $BYTES $BYTES 0 $NB"
+# a file's handles are collected once, whatever the number of its holders
+# (before issue 22: once per holder, $NB x $((N + 1)))
+tc_eq "handles the walk visited, more than before the allocator" \
+	"$(($(num "$(stat_value last_walk_bos)") - $(num "$bos0")))" "$NB"
 tc_end
+
+# (c) from here on, cgroup B allocates and frees 2 x 128 KiB over and over,
+# each run checked, until $GM_TMP/b.stop exists: "ok" or "bad: ..." per run.
+: >"$GM_TMP/b.log"
+(
+	while [ ! -e "$GM_TMP/b.stop" ]; do
+		sh -c 'echo $$ >"$1/cgroup.procs" || exit 111; shift; exec "$@"' sh "$B" \
+			"$GM_ALLOC" alloc -d qxl -n 2 -s 128K -t 0 -c gm-forkh-b >"$GM_TMP/b.out" 2>&1 8>&-
+		rc=$?
+		t=$(out_val b TOTAL bytes)
+		if [ "$rc" = 0 ] && [ "$t" = 262144 ]; then echo ok; else echo "bad: rc $rc total '$t'"; fi
+	done >>"$GM_TMP/b.log"
+) 8>&- &
+b_loop=$!
+GM_PIDS="$GM_PIDS $b_loop"
+b_runs() { grep -c . "$GM_TMP/b.log"; }
+# b_progress: wait for 2 more runs of cgroup B than now.
+b_progress() {
+	_b0=$(b_runs)
+	_b_more() { [ "$(b_runs)" -ge $((_b0 + 2)) ]; }
+	wait_until 60 _b_more
+}
 
 # (a) the held view over netlink (a dump of every row)
 tc_begin fork-holders-held-dump
