@@ -31,8 +31,10 @@
  * by address; then one scan of every task's fd table notes, for each fd
  * whose file pointer is one of them, the process (a struct pid reference).
  * Tasks are visited by pid number (find_ge_pid(), as /proc's readdir), each
- * under its own RCU read section and task_lock; a table shared by several
- * threads or processes is scanned once (tables seen are kept by address),
+ * under its own RCU read section and task_lock (kernel threads skipped); a
+ * table shared by several threads or processes is scanned once (a thread
+ * sharing its leader's is skipped, other shared tables seen are kept by
+ * address),
  * GPUMEM_FD_CHUNK open fds (and the empty slots between them: iterate_fd()
  * visits every slot) per hold of its file_lock, rescheduling between
  * chunks and tasks. File pointers are only compared, never dereferenced.
@@ -516,6 +518,7 @@ static struct task_struct *gpumem_next_table(struct gpumem_walk *w, int *nr)
 	struct files_struct *files;
 	struct task_struct *t;
 	struct pid *pid;
+	bool shared;
 
 	for (;; (*nr)++) {
 		cond_resched();
@@ -529,9 +532,12 @@ static struct task_struct *gpumem_next_table(struct gpumem_walk *w, int *nr)
 		w->work++;
 		t = pid_task(pid, PIDTYPE_PID);
 		files = NULL;
-		if (t) {
+		shared = false;
+		/* kernel threads hold no file of a DRM client's */
+		if (t && !(t->flags & PF_KTHREAD)) {
 			task_lock(t);
 			files = t->files;
+			shared = files && atomic_read(&files->count) > 1;
 			task_unlock(t);
 		}
 		/* a table is compared by address only; the common case first */
@@ -545,8 +551,12 @@ static struct task_struct *gpumem_next_table(struct gpumem_walk *w, int *nr)
 		rcu_read_unlock();
 		if (!files)
 			continue;
-		/* seen (shared with another task): -EBUSY; no memory: scan */
-		if (xa_insert(&w->tables, (unsigned long)files, xa_mk_value(0),
+		/*
+		 * A table of one task is scanned once anyway; a shared one is
+		 * noted: seen already, -EBUSY; no memory, scanned again.
+		 */
+		if (!shared ||
+		    xa_insert(&w->tables, (unsigned long)files, xa_mk_value(0),
 			      GFP_KERNEL) != -EBUSY)
 			return t;
 		put_pid(w->fd_pid);
