@@ -281,6 +281,12 @@ out:
 /**
  * gpumem_orphans_take() - build an orphans report
  *
+ * Cost: one pass over the charge records, O(O log O) for the O orphaned
+ * placements (sorted by buffer and by group; items reached through one
+ * file compare their shared holder list in O(1)), and, only when there are
+ * orphans, one walk (gpumem_snapshot_take_filtered(): linear); at most
+ * GPUMEM_ORPHANS_MAX_PIDS holder pids are listed, the rest counted.
+ *
  * Context: process context, may sleep; takes the charge records' walk lock,
  *	then (only when there are orphans) walks like a held-view snapshot.
  * Return: the report (free with gpumem_orphans_free()) or an ERR_PTR.
