@@ -304,7 +304,8 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 		sizeof(row->desc));
 	row->render = ddev->render ? ddev->render->index : -1;
 	row->ttm = gdev->bdev;
-	if (!gdev->bdev)
+	/* a TTM device's managers are counted on the device charged for it */
+	if (!gdev->bdev || READ_ONCE(gdev->ttm_alias))
 		return;
 	for (t = 0; t < TTM_NUM_MEM_TYPES; t++) {
 		struct ttm_resource_manager *man;
@@ -387,11 +388,14 @@ gpumem_find_file(const struct gpumem_walk *w, const struct file *filp)
  * The first device after minor @after (-1: the first of all), with its
  * walk_sem held for reading (release it with up_read()), or NULL when there
  * is none. When @row is not NULL, it is filled with the device's row.
- * Holds gpumem_registry_lock for this lookup only.
+ * *@alias: its clients and buffers are another device's (drm_alias, read
+ * under the registry lock). Holds gpumem_registry_lock for this lookup
+ * only.
  */
 static struct gpumem_device *gpumem_walk_next_dev(int after,
 						  struct gpumem_dev_row *row,
-						  unsigned int flags)
+						  unsigned int flags,
+						  bool *alias)
 {
 	struct gpumem_device *gdev, *found = NULL;
 
@@ -404,6 +408,7 @@ static struct gpumem_device *gpumem_walk_next_dev(int after,
 		}
 	}
 	if (found) {
+		*alias = found->drm_alias;
 		down_read(&found->walk_sem);
 		if (row)	/* gdev->frag is under the registry lock */
 			gpumem_fill_dev_row(row, found, flags);
@@ -421,17 +426,22 @@ static int gpumem_note_files(struct gpumem_walk *w)
 	struct gpumem_device *gdev;
 	struct drm_file *file;
 	int after = -1, ret = 0;
+	bool alias;
 
 	w->nr_files = 0;
 	for (;;) {
 		struct drm_device *ddev;
 
-		gdev = gpumem_walk_next_dev(after, NULL, 0);
+		gdev = gpumem_walk_next_dev(after, NULL, 0, &alias);
 		if (IS_ERR_OR_NULL(gdev)) {
 			ret = PTR_ERR_OR_ZERO(gdev);
 			break;
 		}
 		after = gdev->minor;
+		if (alias) {	/* its files are another device's */
+			up_read(&gdev->walk_sem);
+			continue;
+		}
 		ddev = gdev->drm;
 		mutex_lock(&ddev->filelist_mutex);
 		list_for_each_entry(file, &ddev->filelist, lhead) {
@@ -984,6 +994,7 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 	struct gpumem_device *gdev;
 	unsigned int nr = 0, idx = 0;
 	int after = -1, ret = 0;
+	bool alias;
 	u64 start;
 
 	w.path = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -1008,13 +1019,15 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 	}
 	/* devices added since they were counted are not in this snapshot */
 	while (!ret && idx < nr) {
-		gdev = gpumem_walk_next_dev(after, &w.snap->devs[idx], flags);
+		gdev = gpumem_walk_next_dev(after, &w.snap->devs[idx], flags,
+					    &alias);
 		if (IS_ERR_OR_NULL(gdev)) {
 			ret = PTR_ERR_OR_ZERO(gdev);
 			break;
 		}
 		after = gdev->minor;
-		if (walk)
+		/* an alias's buffers are counted on another device */
+		if (walk && !alias)
 			ret = gpumem_walk_device(&w, idx, gdev);
 		up_read(&gdev->walk_sem);
 		idx++;
