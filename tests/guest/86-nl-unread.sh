@@ -17,7 +17,8 @@
 #    so gpumem's module reference count stays what it was (a dump that
 #    waited to be read held one per socket: 1000).
 #  - unread-cap: with dump_max_bytes at 64 bytes a dump's snapshot is over
-#    the cap: gpumemctl ps fails with the extack message naming it; back at
+#    the cap: gpumemctl ps fails with the extack message naming it (before
+#    6.2, whose netlink core drops a dump start's extack: EMSGSIZE); back at
 #    its value, the same request works.
 #  - unread-rmmod: once they are closed, rmmod gpumem succeeds (and it is
 #    loaded again).
@@ -116,8 +117,15 @@ else
 	echo "$cap0" >"$GM_PARAMS/dump_max_bytes"
 	log "gpumemctl ps with a 64-byte cap: exit $rc: $(head -c 300 "$GM_TMP/ps-cap.out")"
 	tc_num -ne "gpumemctl ps exit status with a 64-byte cap" "$rc" 0
-	grep -q dump_max_bytes "$GM_TMP/ps-cap.out" ||
-		tc_fail "gpumemctl ps did not report the cap: $(head -c 300 "$GM_TMP/ps-cap.out")"
+	# Before 6.2 the netlink core drops the extack of a dump's .start
+	# (85-nl-robust): there the reason is EMSGSIZE's text alone
+	if [ "$(kernel_mm)" -lt 602 ]; then
+		grep -qx 'gpumemctl: processes: Message too long' "$GM_TMP/ps-cap.out" ||
+			tc_fail "gpumemctl ps did not fail with EMSGSIZE: $(head -c 300 "$GM_TMP/ps-cap.out")"
+	else
+		grep -q dump_max_bytes "$GM_TMP/ps-cap.out" ||
+			tc_fail "gpumemctl ps did not report the cap: $(head -c 300 "$GM_TMP/ps-cap.out")"
+	fi
 	"$CTL" ps >"$GM_TMP/ps-cap.out" 2>&1
 	tc_eq "gpumemctl ps exit status with dump_max_bytes $cap0" "$?" 0
 fi
