@@ -22,6 +22,7 @@
 
 #include <json.h>
 
+#include "drm_cards.h"
 #include "gpumemctl.h"
 
 #define CDI_VERSION "0.5.0"
@@ -51,20 +52,6 @@ struct card {
 	char pci[32];		/* its PCI address */
 };
 
-/* A PCI address as sysfs names it: dddd:bb:dd.f */
-static bool is_pci(const char *s)
-{
-	static const char shape[] = "xxxx:xx:xx.x";
-	size_t i;
-
-	if (strlen(s) != sizeof(shape) - 1)
-		return false;
-	for (i = 0; shape[i]; i++)
-		if (shape[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != shape[i])
-			return false;
-	return true;
-}
-
 /* The render node of cardN's device (its drm/renderDM), -1 if none. */
 static int render_of(const char *root, int card)
 {
@@ -92,41 +79,20 @@ static int by_pci(const void *a, const void *b)
 /* The PCI GPUs with a DRM card, in PCI address order; -1 with errno. */
 static int find_cards(const char *root, struct card *cards, size_t *n)
 {
-	char dir[PATH_MAX], link[PATH_MAX + 300], target[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
+	struct gm_drm_card all[MAX_CARDS];
+	size_t nall, i;
 
 	*n = 0;
-	snprintf(dir, sizeof(dir), "%s/sys/class/drm", root);
-	d = opendir(dir);
-	if (!d)
+	if (gm_drm_cards(root, all, MAX_CARDS, &nall) < 0)
 		return -1;
-	while ((e = readdir(d))) {
-		const char *base;
-		char *end;
-		ssize_t len;
-		long card;
-
-		if (strncmp(e->d_name, "card", 4) != 0 || !isdigit((unsigned char)e->d_name[4]))
-			continue;
-		card = strtol(e->d_name + 4, &end, 10);
-		if (*end || card > INT_MAX)	/* card0-VGA-1: a connector */
-			continue;
-		snprintf(link, sizeof(link), "%s/%s/device", dir, e->d_name);
-		len = readlink(link, target, sizeof(target) - 1);
-		if (len < 0)
-			continue;
-		target[len] = '\0';
-		base = strrchr(target, '/');
-		base = base ? base + 1 : target;
-		if (!is_pci(base) || *n == MAX_CARDS)
+	for (i = 0; i < nall; i++) {
+		if (!gm_is_pci_address(all[i].bus))
 			continue;	/* a platform or virtual device: no stable name */
-		cards[*n].card = (int)card;
-		cards[*n].render = render_of(root, (int)card);
-		snprintf(cards[*n].pci, sizeof(cards[*n].pci), "%s", base);
+		cards[*n].card = all[i].card;
+		cards[*n].render = render_of(root, all[i].card);
+		snprintf(cards[*n].pci, sizeof(cards[*n].pci), "%s", all[i].bus);
 		(*n)++;
 	}
-	closedir(d);
 	qsort(cards, *n, sizeof(*cards), by_pci);
 	return 0;
 }

@@ -50,6 +50,7 @@
 #include <json.h>
 
 #include "annotations.h"
+#include "drm_cards.h"
 #include "libgpumem.h"
 #include "policy.h"
 
@@ -280,41 +281,15 @@ static int cgroup_id(struct hook *h, const char *cg, uint64_t *id)
 /* The N of the DRM card whose PCI device is pci (normalized); -1 if none. */
 static long card_of_pci(struct hook *h, const char *pci)
 {
-	char dir[PATH_MAX], link[PATH_MAX + 16], target[PATH_MAX];
-	struct dirent *e;
-	long found = -1;
-	DIR *d;
+	struct gm_drm_card cards[MAX_DEVS * 4];
+	size_t n, i;
 
-	snprintf(dir, sizeof(dir), "%s/sys/class/drm", h->sysroot);
-	d = opendir(dir);
-	if (!d)
+	if (gm_drm_cards(h->sysroot, cards, MAX_DEVS * 4, &n) < 0)
 		return -1;
-	while ((e = readdir(d))) {
-		const char *base;
-		char *end;
-		long n;
-		ssize_t len;
-
-		if (strncmp(e->d_name, "card", 4) != 0 || !isdigit((unsigned char)e->d_name[4]))
-			continue;
-		n = strtol(e->d_name + 4, &end, 10);
-		if (*end)	/* card0-VGA-1: a connector */
-			continue;
-		if (pathf(link, sizeof(link), "%s/%s/device", dir, e->d_name) < 0)
-			continue;
-		len = readlink(link, target, sizeof(target) - 1);
-		if (len < 0)
-			continue;
-		target[len] = '\0';
-		base = strrchr(target, '/');
-		base = base ? base + 1 : target;
-		if (strcasecmp(base, pci) == 0) {
-			found = n;
-			break;
-		}
-	}
-	closedir(d);
-	return found;
+	for (i = 0; i < n; i++)
+		if (strcasecmp(cards[i].bus, pci) == 0)
+			return cards[i].card;
+	return -1;
 }
 
 /*
