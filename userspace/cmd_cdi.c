@@ -22,6 +22,7 @@
 
 #include <json.h>
 
+#include "atomic_file.h"
 #include "drm_cards.h"
 #include "gpumemctl.h"
 
@@ -145,36 +146,12 @@ static struct json_object *cdi_device(const char *name, const struct card *cards
 	return dev;
 }
 
-/* spec to path through a temporary file renamed over it (mode 0644). */
-static int write_spec(const char *path, struct json_object *spec)
+/* The spec's text: no "\/", as CDI parses specs as YAML 1.1, which has no such escape. */
+static const char *spec_text(struct json_object *spec)
 {
-	size_t len = strlen(path) + 8;
-	char *tmp = malloc(len);
-	int fd, err = 0;
-
-	if (!tmp)
-		return gm_error("out of memory");
-	snprintf(tmp, len, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		free(tmp);
-		return gm_error("cannot create a temporary file for %s: %s", path, strerror(err));
-	}
-	/* no "\/": CDI parses specs as YAML 1.1, which has no such escape */
-	if (fchmod(fd, 0644) < 0 ||
-	    json_object_to_fd(fd, spec, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			      JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
-	    write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-		err = errno ? errno : EIO;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) < 0)
-		err = errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err ? gm_error("cannot write %s: %s", path, strerror(err)) : GM_EXIT_OK;
+	return json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static int cdi_generate(int argc, char **argv, struct gm_opts *o)
@@ -224,11 +201,20 @@ static int cdi_generate(int argc, char **argv, struct gm_opts *o)
 	json_object_array_add(devs, cdi_device("all", cards, n, false, hook));
 	json_object_object_add(spec, "devices", devs);
 	if (out) {
-		ret = write_spec(out, spec);
+		const char *text = spec_text(spec);
+		size_t len = strlen(text);
+		char *line = malloc(len + 2);
+		int err = -ENOMEM;
+
+		if (line) {
+			memcpy(line, text, len);
+			memcpy(line + len, "\n", 2);
+			err = gm_write_file_atomic(out, line, len + 1);
+			free(line);
+		}
+		ret = err ? gm_error("cannot write %s: %s", out, strerror(-err)) : GM_EXIT_OK;
 	} else {
-		puts(json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PRETTY |
-						     JSON_C_TO_STRING_SPACED |
-						     JSON_C_TO_STRING_NOSLASHESCAPE));
+		puts(spec_text(spec));
 		ret = fflush(stdout) ? gm_error("cannot write: %s", strerror(errno)) : GM_EXIT_OK;
 	}
 	json_object_put(spec);

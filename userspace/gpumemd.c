@@ -33,6 +33,7 @@
 #include <netlink/genl/genl.h>
 
 #include "gpumemctl.h"
+#include "atomic_file.h"
 #include "gpumemd.h"
 #include "libgpumem.h"
 #include "quota.h"
@@ -252,50 +253,15 @@ static struct MHD_Daemon *start_http(const struct sockaddr_storage *ss, bool v6,
 /* PATH through a temporary file in its directory, renamed over it */
 static int write_textfile(const char *path)
 {
-	size_t plen = strlen(path), len;
-	char *tmp = malloc(plen + 8), *body = NULL;
-	int fd = -1, err = 0;
-	ssize_t n;
-	size_t off = 0;
+	size_t len;
+	char *body = render(&len);
+	int ret;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, plen + 8, "%s.XXXXXX", path);
-	body = render(&len);
-	if (!body) {
-		err = ENOMEM;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		goto out;
-	}
-	fchmod(fd, 0644);
-	while (off < len) {
-		n = write(fd, body + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!err && fsync(fd) < 0)
-		err = errno;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) < 0)
-		err = errno;
-	if (err)
-		unlink(tmp);
-out:
-	if (err)
-		note("cannot write %s: %s", path, strerror(err));
+	ret = body ? gm_write_file_atomic(path, body, len) : -ENOMEM;
+	if (ret < 0)
+		note("cannot write %s: %s", path, strerror(-ret));
 	free(body);
-	free(tmp);
-	return -err;
+	return ret;
 }
 
 /* --- events ------------------------------------------------------------ */
