@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <linux/device.h>
+#include <linux/mm_types.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <drm/drm_file.h>
@@ -170,5 +171,19 @@ static inline struct nlattr **gpumem_dump_attrs(struct netlink_callback *cb)
 #else
 #define GPUMEM_NL_RANGE_CONST
 #endif
+
+/*
+ * The task that owns @mm, as memcg keeps it (mm->owner exists only with
+ * CONFIG_MEMCG, on every version we build for), or NULL. Caller holds
+ * rcu_read_lock(); the task stays valid until it is dropped.
+ */
+static inline struct task_struct *gpumem_mm_owner(struct mm_struct *mm)
+{
+#ifdef CONFIG_MEMCG
+	return rcu_dereference(mm->owner);
+#else
+	return NULL;
+#endif
+}
 
 #endif /* GPUMEM_COMPAT_H */

@@ -25,6 +25,10 @@
  * @GPUMEM_HOOK_EVENTS_SUPPRESSED: events dropped by a rate limit
  * @GPUMEM_HOOK_EVENTS_LOST: events that took a sequence number but could
  *	not be built or delivered (the gaps listeners see)
+ * @GPUMEM_HOOK_UNATTRIBUTED: VRAM and GTT placements charged to nobody:
+ *	of a buffer whose first placement was made by a kernel thread with
+ *	no process's mm or an exiting task, or that was placed before
+ *	gpumem was loaded (charge.c)
  * @GPUMEM_HOOK_NR_STATS: the number of counters
  */
 enum gpumem_hook_stat {
@@ -36,6 +40,7 @@ enum gpumem_hook_stat {
 	GPUMEM_HOOK_EVENTS_SENT,
 	GPUMEM_HOOK_EVENTS_SUPPRESSED,
 	GPUMEM_HOOK_EVENTS_LOST,
+	GPUMEM_HOOK_UNATTRIBUTED,
 	GPUMEM_HOOK_NR_STATS
 };
 
