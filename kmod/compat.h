@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <linux/device.h>
+#include <linux/dma-resv.h>
 #include <linux/mm_types.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -183,6 +184,26 @@ static inline struct task_struct *gpumem_mm_owner(struct mm_struct *mm)
 	return rcu_dereference(mm->owner);
 #else
 	return NULL;
+#endif
+}
+
+/*
+ * Whether the current task holds @resv's lock without an acquire context
+ * (a plain dma_resv_lock(), as ttm_bo_reserve() without a ticket takes it).
+ * The owner of a mutex is its owner word without the low flag bits
+ * (MUTEX_FLAGS, 0x07, in kernel/locking/mutex.c since 4.10, unchanged on
+ * every version we build for); a PREEMPT_RT ww_mutex is an rt_mutex, whose
+ * owner we do not read (false).
+ */
+static inline bool gpumem_resv_held_by_current(struct dma_resv *resv)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return false;
+#else
+	unsigned long owner = atomic_long_read(&resv->lock.base.owner);
+
+	return (owner & ~0x07UL) == (unsigned long)current &&
+	       !READ_ONCE(resv->lock.ctx);
 #endif
 }
 

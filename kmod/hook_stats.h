@@ -30,6 +30,9 @@
  *	of a buffer whose first placement was made by a kernel thread with
  *	no process's mm or an exiting task, or that was placed before
  *	gpumem was loaded (charge.c)
+ * @GPUMEM_HOOK_RESV_RELEASED: buffer reservations a driver leaked after a
+ *	denied placement, released by gpumem when the task was about to
+ *	return to user space (evict_guard.c; qxl's QXL_UPDATE_AREA)
  * @GPUMEM_HOOK_NR_STATS: the number of counters
  */
 enum gpumem_hook_stat {
@@ -42,6 +45,7 @@ enum gpumem_hook_stat {
 	GPUMEM_HOOK_EVENTS_SUPPRESSED,
 	GPUMEM_HOOK_EVENTS_LOST,
 	GPUMEM_HOOK_UNATTRIBUTED,
+	GPUMEM_HOOK_RESV_RELEASED,
 	GPUMEM_HOOK_NR_STATS
 };
 

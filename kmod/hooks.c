@@ -446,7 +446,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		   gpumem_guard_denied_before(minor, place->mem_type);
 	ret = gpumem_charge_new(&pl, &charge);
 	if (ret == -ENOSPC)
-		gpumem_guard_enter(minor, place->mem_type);
+		gpumem_guard_enter(minor, place->mem_type, &bo->base);
 	if (ret == -ENOMEM) {
 		/* gpumem's own failure never fails the user's allocation */
 		pr_warn_ratelimited("gpumem: out of memory: a placement of %zu bytes on device %d goes uncharged\n",
