@@ -359,6 +359,8 @@ struct gpumem_unattr {
 
 /* minor -> struct gpumem_unattr, made on first use, freed at exit */
 static DEFINE_XARRAY(gpumem_unattr);
+/* unattributed records in the table (part of its count) */
+static atomic_long_t gpumem_unattr_records = ATOMIC_LONG_INIT(0);
 
 /* Add @bytes to @minor's unattributed @region: 0 or -ENOMEM. */
 static int gpumem_unattr_add(int minor, u8 region, u64 bytes)
@@ -551,6 +553,8 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
 	put_pid(owner);
 	if (linked) {
+		if (c->unattributed)
+			atomic_long_dec(&gpumem_unattr_records);
 		gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	} else {
@@ -647,8 +651,13 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	if (!charge)
 		return;
 	charge->res = res;
+	/* counted before it can be seen: whoever takes it out uncounts it */
+	if (charge->unattributed)
+		atomic_long_inc(&gpumem_unattr_records);
 	if (WARN_ON_ONCE(gpumem_charge_link(charge))) {
 		/* cannot track it: give the charge back at once */
+		if (charge->unattributed)
+			atomic_long_dec(&gpumem_unattr_records);
 		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		gpumem_charge_finish(charge, false);
 		return;
@@ -1013,6 +1022,21 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 u64 gpumem_charge_records(void)
 {
 	return atomic_read(&gpumem_charges.nelems);
+}
+
+/**
+ * gpumem_charge_unattributed_records() - the unattributed records alive now
+ *
+ * Those of gpumem_charge_records() that carry no owner (see the top of
+ * this file): buffers the kernel made for itself, or placed before gpumem
+ * was loaded, in every region.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+u64 gpumem_charge_unattributed_records(void)
+{
+	return atomic_long_read(&gpumem_unattr_records);
 }
 
 /**

@@ -85,6 +85,7 @@ void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
 int gpumem_charge_device_inert(int minor);
 void gpumem_charge_forget_device(int minor);
 u64 gpumem_charge_records(void);
+u64 gpumem_charge_unattributed_records(void);
 void gpumem_charge_sweep_kick(void);
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			  size_t *nrp, bool claim);
