@@ -18,7 +18,8 @@
  * when ttm_bo_validate() fails (qxl_ioctl.c, on 6.1, 6.12 and 7.3). The
  * buffer would stay locked for good (its free then blocks TTM's delayed
  * delete worker forever). So the guard keeps a reference on the buffer of
- * the denial that opened it, and its task_work, which runs before the task
+ * the denial that opened it (one that has a GEM handle: not one being
+ * created), and its task_work, which runs before the task
  * is back in user space (where no kernel lock may be held), releases the
  * buffer's reservation if the task still holds it without an acquire
  * context (one taken with a ticket cannot be released safely: only
@@ -178,8 +179,13 @@ void gpumem_guard_enter(int minor, u32 mem_type, struct drm_gem_object *obj)
 		gpumem_guard_close(g);	/* exiting: no return to user */
 		return;
 	}
-	/* only this task uses g: its task_work runs after this returns */
-	if (kref_get_unless_zero(&obj->refcount))
+	/*
+	 * Only this task uses g: its task_work runs after this returns. A
+	 * buffer being created (no handle yet) is not watched: its creator's
+	 * error path frees it whatever its GEM count says (TTM's destroy), so
+	 * a reference would not keep it.
+	 */
+	if (READ_ONCE(obj->handle_count) && kref_get_unless_zero(&obj->refcount))
 		g->obj = obj;
 }
 
