@@ -60,10 +60,14 @@
  *       without, the process itself.
  *       A pass counts ok (validated: qxl then refuses the area of a buffer
  *       without a surface, EINVAL) and denied (ENOMEM/ENOSPC); any other
- *       result is fatal.
+ *       result is fatal. A go file that says "exec" makes that pass an
+ *       EXECBUFFER of a no-op drawable with a reloc to each buffer instead
+ *       (qxl validates the buffer first, and backs off cleanly on failure;
+ *       UPDATE_AREA keeps the buffer reserved then, see
+ *       kmod/evict_guard.c).
  *       Prints: DEVICE cardN / BO i handle=H size=S / CHILD pid=P (with -o,
  *               once it is in CGROUPDIR) / READY pid / ROUND K ok=O
- *               denied=D (each pass) / FREED
+ *               denied=D via=update|exec (each pass) / FREED
  *   quota-alloc anchor -d DRIVER [-t SECONDS]
  *       keep the first device of DRIVER (qxl, bochs, ...) open, not as DRM
  *       master, so that no test process closes its last file (the driver
@@ -241,9 +245,35 @@ static int cmd_hold(int fd, const char *node, const struct opts *o)
 	return 0;
 }
 
-/* One pass of "replace": an UPDATE_AREA of every buffer, counted. */
+#define GM_QXL_CMD_DRAW	1	/* spice's QXL_CMD_DRAW (qxl_dev.h, not uapi) */
+
+/*
+ * One EXECBUFFER of a no-op drawable (zeros: QXL_DRAW_NOP on surface 0)
+ * with a reloc to @handle: qxl reserves and validates the buffer first
+ * (qxl_release_reserve_list) and backs off cleanly when that fails.
+ */
+static int qxl_exec_reloc(int fd, uint32_t handle)
+{
+	static uint8_t drawable[128];
+	struct drm_qxl_reloc r = {
+		.src_handle = handle, .dst_handle = 0, .reloc_type = QXL_RELOC_TYPE_BO,
+		.dst_offset = 64,	/* inside the drawable, past its header */
+	};
+	struct drm_qxl_command c = {
+		.command = (uintptr_t)drawable, .relocs = (uintptr_t)&r,
+		.type = GM_QXL_CMD_DRAW, .command_size = sizeof(drawable), .relocs_num = 1,
+	};
+	struct drm_qxl_execbuffer e = { .commands_num = 1, .commands = (uintptr_t)&c };
+
+	return ioctl(fd, DRM_IOCTL_QXL_EXECBUFFER, &e) ? errno : 0;
+}
+
+/*
+ * One pass of "replace", counted: an UPDATE_AREA of every buffer, or, when
+ * the pass's go file says "exec", an EXECBUFFER referring to it.
+ */
 static void replace_pass(int fd, const char *node, const uint32_t *h, uint64_t n,
-			 unsigned int k)
+			 unsigned int k, bool exec)
 {
 	uint64_t ok = 0, denied = 0, i;
 
@@ -251,17 +281,23 @@ static void replace_pass(int fd, const char *node, const uint32_t *h, uint64_t n
 		struct drm_qxl_update_area u = {
 			.handle = h[i], .top = 0, .left = 0, .bottom = 1, .right = 1,
 		};
-		int err = ioctl(fd, DRM_IOCTL_QXL_UPDATE_AREA, &u) ? errno : 0;
+		int err;
 
+		if (exec)
+			err = qxl_exec_reloc(fd, h[i]);
+		else
+			err = ioctl(fd, DRM_IOCTL_QXL_UPDATE_AREA, &u) ? errno : 0;
 		if (err == ENOMEM || err == ENOSPC)
 			denied++;
-		else if (err == EINVAL || !err)
+		else if (!err || (!exec && err == EINVAL))
 			ok++;
 		else
-			die("%s: DRM_IOCTL_QXL_UPDATE_AREA handle %u: %s", node, h[i],
-			    strerror(err));
+			die("%s: %s handle %u: %s", node,
+			    exec ? "DRM_IOCTL_QXL_EXECBUFFER" : "DRM_IOCTL_QXL_UPDATE_AREA",
+			    h[i], strerror(err));
 	}
-	printf("ROUND %u ok=%" PRIu64 " denied=%" PRIu64 "\n", k, ok, denied);
+	printf("ROUND %u ok=%" PRIu64 " denied=%" PRIu64 " via=%s\n", k, ok, denied,
+	       exec ? "exec" : "update");
 	fflush(stdout);
 }
 
@@ -274,12 +310,19 @@ static void replace_passes(int fd, const char *node, const uint32_t *h,
 	char go[4096];
 
 	while (!stop_signal && now_ns() < end) {
+		char word[8] = "";
+		FILE *f;
+
 		snprintf(go, sizeof(go), "%s.%u", o->go, k);
-		if (access(go, F_OK)) {
+		f = fopen(go, "r");
+		if (!f) {
 			usleep(2000);
 			continue;
 		}
-		replace_pass(fd, node, h, o->count, k++);
+		if (!fgets(word, sizeof(word), f))
+			word[0] = '\0';
+		fclose(f);
+		replace_pass(fd, node, h, o->count, k++, !strncmp(word, "exec", 4));
 	}
 }
 
