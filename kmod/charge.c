@@ -359,7 +359,7 @@ struct gpumem_unattr {
 
 /* minor -> struct gpumem_unattr, made on first use, freed at exit */
 static DEFINE_XARRAY(gpumem_unattr);
-/* unattributed records in the table (part of its count) */
+/* unattributed records in the table (never counted as charged) */
 static atomic_long_t gpumem_unattr_records = ATOMIC_LONG_INIT(0);
 
 /* Add @bytes to @minor's unattributed @region: 0 or -ENOMEM. */
@@ -555,7 +555,8 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 	if (linked) {
 		if (c->unattributed)
 			atomic_long_dec(&gpumem_unattr_records);
-		gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
+		else
+			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	} else {
 		kfree(c);
@@ -662,7 +663,8 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 		gpumem_charge_finish(charge, false);
 		return;
 	}
-	gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGED);
+	if (!charge->unattributed)
+		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGED);
 	/*
 	 * Pairs with gpumem_charge_device_inert(): either its walk sees this
 	 * record and makes it inert, or this sees the device detaching and
@@ -1013,23 +1015,30 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 /**
  * gpumem_charge_records() - the number of charge records alive now
  *
- * Every record in the table: charged placements, the system placements
- * that carry an owner, and the inert records of a device being detached.
+ * Every record with an owner in the table: charged placements, the system
+ * placements that carry an owner, and the inert records of a device being
+ * detached; not the unattributed ones (gpumem_charge_unattributed_records()).
+ * hook_charged and hook_uncharged count the same records.
  *
  * Context: any.
- * Return: the count (the table's own atomic count of its elements).
+ * Return: the count (the table's own atomic count of its elements, less
+ *	the unattributed records: a moment's read may be off by a record
+ *	being added or removed).
  */
 u64 gpumem_charge_records(void)
 {
-	return atomic_read(&gpumem_charges.nelems);
+	long n = atomic_read(&gpumem_charges.nelems) -
+		 atomic_long_read(&gpumem_unattr_records);
+
+	return n > 0 ? n : 0;
 }
 
 /**
  * gpumem_charge_unattributed_records() - the unattributed records alive now
  *
- * Those of gpumem_charge_records() that carry no owner (see the top of
- * this file): buffers the kernel made for itself, or placed before gpumem
- * was loaded, in every region.
+ * The records in the table that carry no owner (see the top of this file):
+ * buffers the kernel made for itself, or placed before gpumem was loaded,
+ * in every region.
  *
  * Context: any.
  * Return: the count.

@@ -12,8 +12,8 @@
  * enum gpumem_hook_stat - one monotonic counter of the hooks
  * @GPUMEM_HOOK_CHARGED: charge records tied to a resource (charge.c): a
  *	placement of a buffer with an owner (VRAM and GTT, and the system
- *	placements that carry an owner, see charge.c), or of one that has
- *	none and never gets one (unattributed: charged to nobody)
+ *	placements that carry an owner, see charge.c); unattributed records
+ *	(a buffer that has no owner and never gets one) are not counted
  * @GPUMEM_HOOK_UNCHARGED: charge records given back and freed: their
  *	resource was freed, or their device went
  * @GPUMEM_HOOK_CHARGE_FAILED: placements that went unaccounted because
