@@ -5,18 +5,37 @@
  *
  * Ownership rule (memcg's and dmem's: a charge stays until the memory is
  * freed, and then some): a buffer is owned by the process, and the cgroup
- * v2 (with its ancestors: a cgroup's usage includes its descendants), of the
- * task that makes its first placement gpumem sees, and it stays theirs for
- * as long as it exists. Each later placement of the buffer, whoever makes
- * it, is charged to that owner: a restore by a driver's kernel thread, an
- * eviction to GTT caused by another tenant, a scanout pin by a compositor
- * that imported it. Such a placement made by a task outside the owner's
- * cgroup is "forced": charged, never denied (it is not the owner's
- * request; a limit beyond it is reported as in monitor mode). A buffer
- * whose first placement was made by a kernel thread or an exiting task
- * (what a driver allocates for itself, or while a process closes its files
- * on the way out, such as qxl's release and console buffers) has no owner
- * and is never charged; nor are placements made before gpumem was loaded.
+ * v2 (with its ancestors: a cgroup's usage includes its descendants), its
+ * first placement is made for, and it stays theirs for as long as it
+ * exists. That is the task that makes it, or, for a kernel thread that
+ * adopted a process's mm (kthread_use_mm()), the mm's owner (memcg charges
+ * such work the same way); see gpumem_requester(). Each later placement of
+ * the buffer, whoever makes it, is charged to that owner.
+ *
+ * Who may take an owner past its limit: a placement made by a user task
+ * (the owner's own, a task in another cgroup that shares the DRM file or
+ * imported a dma-buf, a migrated task, a compositor that pins it) is a
+ * request in the owner's name: it is checked against the owner's limits
+ * and denied beyond an enforced max (and the eviction guard keeps it from
+ * evicting anybody). Only what TTM or a driver does from kernel context
+ * with no user request behind it is "forced" (charged, never denied; a
+ * limit beyond it is reported as in monitor mode): an eviction move (TTM
+ * calls the driver's evict_flags for the buffer it evicts, hooks.c marks
+ * its record, see gpumem_charge_evicting(); the eviction of A's buffer
+ * made by B's allocation is TTM's move, not a request of A's), a placement
+ * by a kernel thread (a driver's restore worker), or by a task on its way
+ * out.
+ *
+ * Ownerless stays ownerless: a buffer whose first placement had nobody to
+ * be made for (a kernel thread with no mm: what a driver allocates for
+ * itself or in a worker, such as amdgpu's SVM retry faults; an exiting
+ * task, such as qxl's release and console buffers at the last close), or
+ * that was placed before gpumem was loaded (its current resource has no
+ * record), gets an "unattributed" record and never an owner: no eviction
+ * or move by another task makes that task its owner. Unattributed
+ * placements of VRAM and GTT are charged to nobody, counted (hook
+ * statistic unattributed) and their bytes kept per device and region
+ * (gpumem_charge_unattributed()).
  *
  * TTM gives no hook for a buffer's life, but a buffer always has exactly
  * one current resource (bo->resource), which TTM only replaces under the
@@ -65,12 +84,14 @@
 #include <linux/xarray.h>
 #include <drm/drm_gem.h>
 #include "charge.h"
+#include "classify.h"
 #include "compat.h"
 #include "fault_inject.h"
 #include "hook_stats.h"
 #include "limits.h"
 #include "orphans.h"
 #include "proc_usage.h"
+#include "requester.h"
 #include "snapshot.h"
 
 /* A charge whose buffer no handle reaches for this long leaves its process. */
@@ -80,7 +101,8 @@
  * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
  * @rcu: for freeing after the table's readers
- * @lock: protects @obj, @owner, @pu and @since
+ * @lock: protects @obj, @owner, @pu, @since, @dead, @reported, @evictor and
+ *	@evict_at
  * @res: the resource (a key only: never dereferenced)
  * @obj: its buffer, or NULL once the resource is freed or its device is
  *	being detached (inert)
@@ -90,7 +112,12 @@
  * @minor: the device
  * @region: enum gpumem_region
  * @counted: charged to @cgids' limits and counters (VRAM and GTT); false
- *	for a system placement, which only carries the owner
+ *	for a system placement, which only carries the owner, and for an
+ *	unattributed one
+ * @unattributed: the buffer has no owner and never gets one (see the top
+ *	of this file): @owner is NULL from the start, @depth 0
+ * @unattr_bytes: an unattributed placement of VRAM or GTT: its bytes are
+ *	in its device's unattributed figure
  * @tgid: @owner's number in the initial pid namespace (for events)
  * @pu: the owner's per-process counters, NULL once the charge left them
  * @since: jiffies since which no handle or dma-buf reaches @obj
@@ -100,18 +127,23 @@
  *	from (a key only, never dereferenced), NULL for a first placement
  * @reported: @owner's exit was considered for an orphaned event (or
  *	happened while those were off): never again
+ * @evictor: the task TTM evicts the buffer in (compared only, never
+ *	dereferenced), set by gpumem_charge_evicting() while the buffer is
+ *	reserved; the next placements it makes of the buffer before
+ *	@evict_at + HZ are the eviction's, not requests
+ * @evict_at: jiffies when @evictor was set
  * @depth: number of entries in @cgids
  * @nodes: the limits' counters a counted placement is charged to
  *	(GPUMEM_LIMITS_NODES(@depth), after @cgids in the same allocation)
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
- * Everything but @obj, @owner, @pu, @since, @dead and @reported is set
- * before the record enters the table and never changes.
+ * Everything but @obj, @owner, @pu, @since, @dead, @reported, @evictor and
+ * @evict_at is set before the record enters the table and never changes.
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* @obj, @owner, @pu, @since, @dead, @reported */
+	spinlock_t lock;	/* see above */
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
@@ -120,12 +152,16 @@ struct gpumem_charge {
 	int minor;
 	u8 region;
 	bool counted;
+	bool unattributed;
+	bool unattr_bytes;
 	pid_t tgid;
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	unsigned long dead;
 	const struct ttm_resource *prev;
 	bool reported;
+	const struct task_struct *evictor;
+	unsigned long evict_at;
 	u32 depth;
 	struct gpumem_cg_node **nodes;
 	u64 cgids[];
@@ -185,13 +221,17 @@ static struct gpumem_charge *gpumem_charge_owner(const struct ttm_resource *prev
 }
 
 /*
- * Fill @c's owner from @o, the record of the buffer's current placement;
- * false when @o was finished meanwhile. *@forced: whether the placement is
- * made by a task outside the owner's cgroup. Caller holds rcu_read_lock().
+ * Fill @c's owner from @o, the record of the buffer's current placement (an
+ * unattributed @o makes @c unattributed); false when @o was finished
+ * meanwhile. *@forced: the placement is no request (see the top of this
+ * file): TTM evicts the buffer in this task, or a kernel thread or an
+ * exiting task makes it. Caller holds rcu_read_lock().
  */
 static bool gpumem_charge_inherit(struct gpumem_charge *c,
 				  struct gpumem_charge *o, bool *forced)
 {
+	bool evict;
+
 	spin_lock(&o->lock);
 	/* o's reference on its owner is dropped under this lock */
 	c->owner = o->owner ? get_pid(o->owner) : NULL;
@@ -199,49 +239,58 @@ static bool gpumem_charge_inherit(struct gpumem_charge *c,
 	c->dead = o->dead;
 	c->reported = o->reported;
 	c->prev = o->res;
+	evict = o->evictor == current &&
+		time_before(jiffies, o->evict_at + HZ);
 	spin_unlock(&o->lock);
+	if (o->unattributed) {
+		c->unattributed = true;
+		return true;
+	}
 	if (!c->owner)
 		return false;
 	memcpy(c->cgids, o->cgids, o->depth * sizeof(c->cgids[0]));
 	c->depth = o->depth;
 	c->tgid = o->tgid;
 	memcpy(c->comm, o->comm, sizeof(c->comm));
-	if (current->flags & (PF_KTHREAD | PF_EXITING))
-		*forced = true;
-	else
-		*forced = cgroup_id(task_dfl_cgroup(current)) != o->cgids[0];
+	*forced = evict || (current->flags & (PF_KTHREAD | PF_EXITING));
 	return true;
 }
 
 /*
- * Fill @c's owner from the current task, for a buffer without one; false
- * when its cgroup is now deeper than @depth. Caller holds rcu_read_lock().
+ * Make @t's process the owner of @c, a buffer's first placement; false
+ * when @t's cgroup is now deeper than @depth, or @t is on its way out.
+ * Caller holds rcu_read_lock() (@t stays valid).
  */
-static bool gpumem_charge_own(struct gpumem_charge *c, u32 depth)
+static bool gpumem_charge_own(struct gpumem_charge *c, struct task_struct *t,
+			      u32 depth)
 {
-	struct cgroup *cgrp = task_dfl_cgroup(current);
+	struct cgroup *cgrp = task_dfl_cgroup(t);
 	u32 d;
 
 	for (d = 0; cgrp && d < depth; cgrp = cgroup_parent(cgrp))
 		c->cgids[d++] = cgroup_id(cgrp);
 	if (cgrp)
 		return false;	/* moved to a deeper cgroup meanwhile */
+	c->owner = get_pid(task_tgid(t));
+	if (!c->owner)
+		return false;	/* exiting: asked again, it is nobody's */
 	c->depth = d;
-	c->owner = get_pid(task_tgid(current));
-	c->tgid = task_tgid_nr(current);
-	get_task_comm(c->comm, current->group_leader);
+	c->tgid = task_tgid_nr(t);
+	get_task_comm(c->comm, t->group_leader);
 	return true;
 }
 
 /*
- * A record for @place with its owner filled in, NULL when the buffer has no
- * owner and the current task cannot become it, or ERR_PTR(-ENOMEM).
+ * A record for @place with its owner filled in (or unattributed), NULL when
+ * the placement is a bounce of a buffer without an owner (nothing to
+ * carry), or ERR_PTR(-ENOMEM).
  */
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
 	struct gpumem_charge *c, *o;
-	bool done, had_owner;
+	struct task_struct *t;
+	bool done, had_owner, kworker;
 	u32 depth;
 
 	for (;;) {
@@ -250,17 +299,24 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		/*
 		 * @prev's record is made when @prev is allocated, under the
 		 * reservation the caller holds: without one now, it has none.
+		 * A placed buffer without one was placed before gpumem was
+		 * loaded (or gpumem could not record it): ownerless, and so it
+		 * stays, whoever moves it.
 		 */
 		had_owner = o;
+		t = gpumem_requester(&kworker);
 		if (o)
-			depth = o->depth;
-		else if (!place->bounce &&
-			 !(current->flags & (PF_KTHREAD | PF_EXITING)))
-			depth = task_dfl_cgroup(current)->level + 1;
+			depth = o->depth;	/* 0: unattributed */
+		else if (place->prev)
+			depth = 0;
+		else if (place->bounce)
+			depth = U32_MAX;	/* no owner, none to carry */
+		else if (t)
+			depth = task_dfl_cgroup(t)->level + 1;
 		else
-			depth = 0;	/* no owner, and none to make */
+			depth = 0;	/* a kernel placement: nobody's */
 		rcu_read_unlock();
-		if (!depth)
+		if (depth == U32_MAX)
 			return NULL;
 		if (gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
@@ -273,16 +329,17 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		spin_lock_init(&c->lock);
 		c->nodes = (struct gpumem_cg_node **)&c->cgids[depth];
 		rcu_read_lock();
-		o = had_owner ? gpumem_charge_owner(place->prev, place->obj) :
-				NULL;
-		if (o && o->depth == depth) {
-			done = gpumem_charge_inherit(c, o, forced);
-		} else if (!o && !place->bounce &&
-			   !(current->flags & (PF_KTHREAD | PF_EXITING))) {
+		if (had_owner) {
+			o = gpumem_charge_owner(place->prev, place->obj);
+			done = o && o->depth == depth &&
+			       gpumem_charge_inherit(c, o, forced);
+		} else if (depth) {
+			t = gpumem_requester(&kworker);
 			*forced = false;
-			done = gpumem_charge_own(c, depth);
+			done = t && gpumem_charge_own(c, t, depth);
 		} else {
-			done = false;
+			c->unattributed = true;
+			done = true;
 		}
 		rcu_read_unlock();
 		if (done)
@@ -292,15 +349,89 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 }
 
 /**
+ * struct gpumem_unattr - one device's unattributed placements
+ * @bytes: per enum gpumem_region, the bytes of its unattributed VRAM and
+ *	GTT placements alive now
+ */
+struct gpumem_unattr {
+	atomic64_t bytes[GPUMEM_REGION_COUNT];
+};
+
+/* minor -> struct gpumem_unattr, made on first use, freed at exit */
+static DEFINE_XARRAY(gpumem_unattr);
+/* unattributed records in the table (never counted as charged) */
+static atomic_long_t gpumem_unattr_records = ATOMIC_LONG_INIT(0);
+
+/* Add @bytes to @minor's unattributed @region: 0 or -ENOMEM. */
+static int gpumem_unattr_add(int minor, u8 region, u64 bytes)
+{
+	struct gpumem_unattr *u = xa_load(&gpumem_unattr, minor), *old;
+
+	if (!u) {
+		u = kzalloc(sizeof(*u), GFP_KERNEL);
+		if (!u)
+			return -ENOMEM;
+		old = xa_cmpxchg(&gpumem_unattr, minor, NULL, u, GFP_KERNEL);
+		if (xa_is_err(old)) {
+			kfree(u);
+			return xa_err(old);
+		}
+		if (old) {	/* another placement made it first */
+			kfree(u);
+			u = old;
+		}
+	}
+	atomic64_add(bytes, &u->bytes[region]);
+	return 0;
+}
+
+/* Take back what gpumem_unattr_add() added (its entry stays). */
+static void gpumem_unattr_sub(int minor, u8 region, u64 bytes)
+{
+	struct gpumem_unattr *u = xa_load(&gpumem_unattr, minor);
+
+	if (!WARN_ON_ONCE(!u))
+		atomic64_sub(bytes, &u->bytes[region]);
+}
+
+/**
+ * gpumem_charge_unattributed() - a device's unattributed bytes
+ * @fn: called for each device and counted region that ever had an
+ *	unattributed placement, with the bytes of those alive now
+ * @arg: passed to @fn
+ *
+ * Unattributed: placements of VRAM or GTT charged to nobody (see the top of
+ * charge.c). Placements made before gpumem was loaded are not in them
+ * until the buffer is placed again.
+ *
+ * Context: any context that may take rcu_read_lock(); @fn must not sleep.
+ */
+void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
+					   void *arg), void *arg)
+{
+	struct gpumem_unattr *u;
+	unsigned long minor;
+	unsigned int r;
+
+	xa_for_each(&gpumem_unattr, minor, u)
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++)
+			if (gpumem_region_counted(r))
+				fn(minor, r, atomic64_read(&u->bytes[r]), arg);
+}
+
+/**
  * gpumem_charge_new() - charge a placement to its buffer's owner
  * @place: the placement
  * @chargep: the record, to commit to the resource or cancel; NULL when
- *	nothing was recorded (a buffer without an owner, see the top of this
- *	file)
+ *	nothing was recorded (a bounce of a buffer without an owner)
  *
- * A buffer without an owner gets the current task as its owner. A counted
- * placement is checked against the owner's limits and charged; it is never
- * denied when it is forced (see struct gpumem_charge_req).
+ * A new buffer gets the process it is made for as its owner
+ * (gpumem_requester()), or none; a buffer placed without gpumem has none
+ * (see the top of this file). A counted placement of an owned buffer is
+ * checked against the owner's limits and charged; it is never denied when
+ * it is forced (an eviction, or a kernel thread's or an exiting task's
+ * placement; see struct gpumem_charge_req). One of a buffer without an
+ * owner is charged to nobody and counted as unattributed.
  *
  * Context: process context, may sleep (the TTM resource allocation path,
  * under the buffer's reservation).
@@ -324,8 +455,20 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 	c->bytes = place->bytes;
 	c->minor = place->minor;
 	c->region = place->region;
-	c->counted = place->counted;
 	c->since = jiffies;
+	if (c->unattributed) {
+		if (place->counted) {
+			if (gpumem_unattr_add(c->minor, c->region, c->bytes)) {
+				gpumem_charge_free(c);
+				return -ENOMEM;
+			}
+			c->unattr_bytes = true;
+			gpumem_hook_stats_inc(GPUMEM_HOOK_UNATTRIBUTED);
+		}
+		*chargep = c;
+		return 0;
+	}
+	c->counted = place->counted;
 	if (!c->counted) {
 		*chargep = c;
 		return 0;
@@ -339,7 +482,9 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 	}
 	req = gpumem_charge_req(c);
 	req.forced = forced;
-	if (!forced)
+	/* the event names the owner, and the task that asked if another */
+	req.requester = task_tgid(current) != c->owner;
+	if (!forced && !req.requester)
 		req.comm = NULL;	/* the requesting thread's name */
 	ret = gpumem_limits_charge(&req, place->quiet);
 	if (ret) {
@@ -351,6 +496,36 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		gpumem_proc_usage_charge(c->pu, c->region, c->bytes);
 	*chargep = c;
 	return 0;
+}
+
+/**
+ * gpumem_charge_evicting() - TTM is about to evict a buffer
+ * @res: the buffer's current resource (bo->resource)
+ * @obj: the buffer
+ *
+ * Called from the driver's evict_flags, which TTM calls for the buffer it
+ * evicts (ttm_bo_evict()), under the buffer's reservation, in the task
+ * whose allocation made room (or a kernel thread). The placements the
+ * current task makes of the buffer in the next second are the eviction's:
+ * forced, not requests in the owner's name. Nothing for a buffer without
+ * a record.
+ *
+ * Context: may sleep or not; takes the record's spinlock.
+ */
+void gpumem_charge_evicting(const struct ttm_resource *res,
+			    const struct drm_gem_object *obj)
+{
+	struct gpumem_charge *c;
+
+	rcu_read_lock();
+	c = gpumem_charge_owner(res, obj);
+	if (c) {
+		spin_lock(&c->lock);
+		c->evictor = current;
+		c->evict_at = jiffies;
+		spin_unlock(&c->lock);
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -372,11 +547,16 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 	spin_unlock(&c->lock);
 	if (c->counted)
 		gpumem_limits_uncharge(&req);
+	if (c->unattr_bytes)
+		gpumem_unattr_sub(c->minor, c->region, c->bytes);
 	if (pu)
 		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
 	put_pid(owner);
 	if (linked) {
-		gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
+		if (c->unattributed)
+			atomic_long_dec(&gpumem_unattr_records);
+		else
+			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	} else {
 		kfree(c);
@@ -472,13 +652,19 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	if (!charge)
 		return;
 	charge->res = res;
+	/* counted before it can be seen: whoever takes it out uncounts it */
+	if (charge->unattributed)
+		atomic_long_inc(&gpumem_unattr_records);
 	if (WARN_ON_ONCE(gpumem_charge_link(charge))) {
 		/* cannot track it: give the charge back at once */
+		if (charge->unattributed)
+			atomic_long_dec(&gpumem_unattr_records);
 		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		gpumem_charge_finish(charge, false);
 		return;
 	}
-	gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGED);
+	if (!charge->unattributed)
+		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGED);
 	/*
 	 * Pairs with gpumem_charge_device_inert(): either its walk sees this
 	 * record and makes it inert, or this sees the device detaching and
@@ -838,15 +1024,37 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 /**
  * gpumem_charge_records() - the number of charge records alive now
  *
- * Every record in the table: charged placements, the system placements
- * that carry an owner, and the inert records of a device being detached.
+ * Every record with an owner in the table: charged placements, the system
+ * placements that carry an owner, and the inert records of a device being
+ * detached; not the unattributed ones (gpumem_charge_unattributed_records()).
+ * hook_charged and hook_uncharged count the same records.
  *
  * Context: any.
- * Return: the count (the table's own atomic count of its elements).
+ * Return: the count (the table's own atomic count of its elements, less
+ *	the unattributed records: a moment's read may be off by a record
+ *	being added or removed).
  */
 u64 gpumem_charge_records(void)
 {
-	return atomic_read(&gpumem_charges.nelems);
+	long n = atomic_read(&gpumem_charges.nelems) -
+		 atomic_long_read(&gpumem_unattr_records);
+
+	return n > 0 ? n : 0;
+}
+
+/**
+ * gpumem_charge_unattributed_records() - the unattributed records alive now
+ *
+ * The records in the table that carry no owner (see the top of this file):
+ * buffers the kernel made for itself, or placed before gpumem was loaded,
+ * in every region.
+ *
+ * Context: any.
+ * Return: the count.
+ */
+u64 gpumem_charge_unattributed_records(void)
+{
+	return atomic_long_read(&gpumem_unattr_records);
 }
 
 /**
@@ -871,8 +1079,14 @@ static void gpumem_charge_destroy(void *ptr, void *arg)
  */
 void gpumem_charge_exit(void)
 {
+	struct gpumem_unattr *u;
+	unsigned long minor;
+
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
 	rcu_barrier();	/* kfree_rcu() of released records */
+	xa_for_each(&gpumem_unattr, minor, u)
+		kfree(u);
+	xa_destroy(&gpumem_unattr);
 }

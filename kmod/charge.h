@@ -29,7 +29,8 @@ struct gpumem_charge;
  * @quiet: a repeat of a placement just denied (the same request retried by
  *	TTM): decide the same way, but count and report it only once
  * @bounce: a temporary placement on the way to another (TTM's multi-hop
- *	moves): it carries an owner the buffer already has, but makes none
+ *	moves): it carries an owner the buffer already has (or its having
+ *	none), but makes none
  */
 struct gpumem_placement {
 	const struct drm_gem_object *obj;
@@ -77,9 +78,14 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 			  struct ttm_resource *res);
 void gpumem_charge_cancel(struct gpumem_charge *charge);
 void gpumem_charge_release(struct ttm_resource *res);
+void gpumem_charge_evicting(const struct ttm_resource *res,
+			    const struct drm_gem_object *obj);
+void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
+					   void *arg), void *arg);
 int gpumem_charge_device_inert(int minor);
 void gpumem_charge_forget_device(int minor);
 u64 gpumem_charge_records(void);
+u64 gpumem_charge_unattributed_records(void);
 void gpumem_charge_sweep_kick(void);
 int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			  size_t *nrp, bool claim, size_t limit);

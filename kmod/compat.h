@@ -8,6 +8,8 @@
 
 #include <linux/version.h>
 #include <linux/device.h>
+#include <linux/dma-resv.h>
+#include <linux/mm_types.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <drm/drm_file.h>
@@ -170,5 +172,39 @@ static inline struct nlattr **gpumem_dump_attrs(struct netlink_callback *cb)
 #else
 #define GPUMEM_NL_RANGE_CONST
 #endif
+
+/*
+ * The task that owns @mm, as memcg keeps it (mm->owner exists only with
+ * CONFIG_MEMCG, on every version we build for), or NULL. Caller holds
+ * rcu_read_lock(); the task stays valid until it is dropped.
+ */
+static inline struct task_struct *gpumem_mm_owner(struct mm_struct *mm)
+{
+#ifdef CONFIG_MEMCG
+	return rcu_dereference(mm->owner);
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * Whether the current task holds @resv's lock without an acquire context
+ * (a plain dma_resv_lock(), as ttm_bo_reserve() without a ticket takes it).
+ * The owner of a mutex is its owner word without the low flag bits
+ * (MUTEX_FLAGS, 0x07, in kernel/locking/mutex.c since 4.10, unchanged on
+ * every version we build for); a PREEMPT_RT ww_mutex is an rt_mutex, whose
+ * owner we do not read (false).
+ */
+static inline bool gpumem_resv_held_by_current(struct dma_resv *resv)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return false;
+#else
+	unsigned long owner = atomic_long_read(&resv->lock.base.owner);
+
+	return (owner & ~0x07UL) == (unsigned long)current &&
+	       !READ_ONCE(resv->lock.ctx);
+#endif
+}
 
 #endif /* GPUMEM_COMPAT_H */

@@ -333,6 +333,14 @@ static const struct file_operations gpumem_table_fops = {
 	.release = gpumem_table_release,
 };
 
+/* "unattributed_card0_vram BYTES": a device's placements charged to nobody */
+static void gpumem_stats_unattributed(int minor, u8 region, u64 bytes,
+				      void *arg)
+{
+	seq_printf(arg, "unattributed_card%d_%s %llu\n", minor,
+		   gpumem_region_name(region), bytes);
+}
+
 static int gpumem_stats_show(struct seq_file *m, void *v)
 {
 	struct gpumem_hook_stats hs;
@@ -359,6 +367,9 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "hook_%s %llu\n", gpumem_hook_stat_name(i),
 			   hs.count[i]);
 	seq_printf(m, "hook_live_records %llu\n", gpumem_charge_records());
+	seq_printf(m, "unattributed_records %llu\n",
+		   gpumem_charge_unattributed_records());
+	gpumem_charge_unattributed(gpumem_stats_unattributed, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gpumem_stats);

@@ -16,6 +16,9 @@
  * @cgid: cgroup whose limit or usage the event is about (0: none)
  * @pid: allocating process (0: none)
  * @comm: its command name
+ * @req_pid: the process that asked for the placement when it is not @pid
+ *	(another process in the owner's name, a kernel thread) (0: none)
+ * @req_comm: its command name (the asking thread's)
  * @minor: device, or GPUMEM_ALL_DEVICES
  * @region: enum gpumem_region
  * @requested: bytes of the placement
@@ -43,6 +46,8 @@ struct gpumem_quota_event {
 	u64 cgid;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
+	pid_t req_pid;
+	char req_comm[TASK_COMM_LEN];
 	int minor;
 	u8 region;
 	u64 requested;

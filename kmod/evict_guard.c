@@ -13,6 +13,18 @@
  * Denials on other devices or memory types in the same system call have
  * guards of their own and are each counted and reported.
  *
+ * A driver that fails its own ioctl on a denied placement may forget to
+ * unreserve the buffer: qxl's QXL_UPDATE_AREA jumps past qxl_bo_unreserve()
+ * when ttm_bo_validate() fails (qxl_ioctl.c, on 6.1, 6.12 and 7.3). The
+ * buffer would stay locked for good (its free then blocks TTM's delayed
+ * delete worker forever). So the guard keeps a reference on the buffer of
+ * the denial that opened it (one that has a GEM handle: not one being
+ * created), and its task_work, which runs before the task
+ * is back in user space (where no kernel lock may be held), releases the
+ * buffer's reservation if the task still holds it without an acquire
+ * context (one taken with a ticket cannot be released safely: only
+ * reported). Counted: hook statistic resv_released.
+ *
  * There is no fixed number of guards: each is a small allocation made on
  * the denial path (which may sleep). If that allocation fails, the denial
  * stands but is unguarded (and so said in the kernel log, rate-limited).
@@ -33,6 +45,8 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/wait_bit.h>
+#include <drm/drm_gem.h>
+#include "compat.h"
 #include "evict_guard.h"
 #include "hook_stats.h"
 
@@ -43,6 +57,7 @@
  * @task: the task inside the denied request
  * @minor: the device
  * @mem_type: the TTM memory type of the denied placement
+ * @obj: the buffer whose placement was denied first (referenced), or NULL
  */
 struct gpumem_guard {
 	struct hlist_node hnode;
@@ -50,6 +65,7 @@ struct gpumem_guard {
 	const struct task_struct *task;
 	int minor;
 	u32 mem_type;
+	struct drm_gem_object *obj;
 };
 
 static DEFINE_HASHTABLE(gpumem_guard_hash, 6);	/* under gpumem_guard_lock */
@@ -68,17 +84,37 @@ static struct gpumem_guard *gpumem_guard_find(int minor, u32 mem_type)
 	return NULL;
 }
 
-/* task_work: the task is back in user space (or exiting): close the guard. */
-static void gpumem_guard_done(struct callback_head *work)
+/* Close @g (its task is on its way back to user space, or exiting). */
+static void gpumem_guard_close(struct gpumem_guard *g)
 {
-	struct gpumem_guard *g = container_of(work, struct gpumem_guard, work);
-
 	spin_lock(&gpumem_guard_lock);
 	hash_del(&g->hnode);
 	spin_unlock(&gpumem_guard_lock);
 	kfree(g);
 	if (atomic_dec_and_test(&gpumem_guard_pending))
 		wake_up_var(&gpumem_guard_pending);
+}
+
+/*
+ * task_work: the task is about to return to user space: a reservation of
+ * the denied buffer it still holds was leaked by the driver (see the top of
+ * this file). Then close the guard.
+ */
+static void gpumem_guard_done(struct callback_head *work)
+{
+	struct gpumem_guard *g = container_of(work, struct gpumem_guard, work);
+	struct drm_gem_object *obj = g->obj;
+
+	if (obj && gpumem_resv_held_by_current(obj->resv)) {
+		pr_warn_ratelimited("gpumem: %s (pid %d) was returning to user space with buffer %zu bytes on device %d still reserved after a denied placement (a driver bug): released\n",
+				    current->comm, task_pid_nr(current), obj->size,
+				    g->minor);
+		gpumem_hook_stats_inc(GPUMEM_HOOK_RESV_RELEASED);
+		dma_resv_unlock(obj->resv);
+	}
+	if (obj)
+		drm_gem_object_put(obj);
+	gpumem_guard_close(g);
 }
 
 /**
@@ -110,13 +146,16 @@ bool gpumem_guard_denied_before(int minor, u32 mem_type)
  * gpumem_guard_enter() - the current task was denied a placement
  * @minor: the device
  * @mem_type: the TTM memory type of the placement
+ * @obj: the buffer (reserved by the current task now)
  *
  * Opens the guard for (current task, @minor, @mem_type) until the task
- * returns to user space; nothing when one is open already.
+ * returns to user space; nothing when one is open already. Then, a
+ * reservation of @obj the task still holds is released (see the top of
+ * this file).
  *
  * Context: process context, may sleep.
  */
-void gpumem_guard_enter(int minor, u32 mem_type)
+void gpumem_guard_enter(int minor, u32 mem_type, struct drm_gem_object *obj)
 {
 	struct gpumem_guard *g;
 
@@ -136,8 +175,18 @@ void gpumem_guard_enter(int minor, u32 mem_type)
 	spin_lock(&gpumem_guard_lock);
 	hash_add(gpumem_guard_hash, &g->hnode, (unsigned long)current);
 	spin_unlock(&gpumem_guard_lock);
-	if (task_work_add(current, &g->work, TWA_RESUME))
-		gpumem_guard_done(&g->work);	/* exiting: no return to user */
+	if (task_work_add(current, &g->work, TWA_RESUME)) {
+		gpumem_guard_close(g);	/* exiting: no return to user */
+		return;
+	}
+	/*
+	 * Only this task uses g: its task_work runs after this returns. A
+	 * buffer being created (no handle yet) is not watched: its creator's
+	 * error path frees it whatever its GEM count says (TTM's destroy), so
+	 * a reference would not keep it.
+	 */
+	if (READ_ONCE(obj->handle_count) && kref_get_unless_zero(&obj->refcount))
+		g->obj = obj;
 }
 
 /**

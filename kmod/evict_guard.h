@@ -9,8 +9,10 @@
 
 #include <linux/types.h>
 
+struct drm_gem_object;
+
 bool gpumem_guard_denied_before(int minor, u32 mem_type);
-void gpumem_guard_enter(int minor, u32 mem_type);
+void gpumem_guard_enter(int minor, u32 mem_type, struct drm_gem_object *obj);
 bool gpumem_guard_allows_eviction(int minor, u32 mem_type);
 void gpumem_guard_exit(void);
 

@@ -33,6 +33,8 @@ static const char *const gpumem_hook_stat_names[GPUMEM_HOOK_NR_STATS] = {
 	[GPUMEM_HOOK_EVENTS_SENT] = "events_sent",
 	[GPUMEM_HOOK_EVENTS_SUPPRESSED] = "events_suppressed",
 	[GPUMEM_HOOK_EVENTS_LOST] = "events_lost",
+	[GPUMEM_HOOK_UNATTRIBUTED] = "unattributed",
+	[GPUMEM_HOOK_RESV_RELEASED] = "resv_released",
 };
 
 /**

@@ -12,7 +12,8 @@
  * enum gpumem_hook_stat - one monotonic counter of the hooks
  * @GPUMEM_HOOK_CHARGED: charge records tied to a resource (charge.c): a
  *	placement of a buffer with an owner (VRAM and GTT, and the system
- *	placements that carry an owner, see charge.c)
+ *	placements that carry an owner, see charge.c); unattributed records
+ *	(a buffer that has no owner and never gets one) are not counted
  * @GPUMEM_HOOK_UNCHARGED: charge records given back and freed: their
  *	resource was freed, or their device went
  * @GPUMEM_HOOK_CHARGE_FAILED: placements that went unaccounted because
@@ -25,6 +26,13 @@
  * @GPUMEM_HOOK_EVENTS_SUPPRESSED: events dropped by a rate limit
  * @GPUMEM_HOOK_EVENTS_LOST: events that took a sequence number but could
  *	not be built or delivered (the gaps listeners see)
+ * @GPUMEM_HOOK_UNATTRIBUTED: VRAM and GTT placements charged to nobody:
+ *	of a buffer whose first placement was made by a kernel thread with
+ *	no process's mm or an exiting task, or that was placed before
+ *	gpumem was loaded (charge.c)
+ * @GPUMEM_HOOK_RESV_RELEASED: buffer reservations a driver leaked after a
+ *	denied placement, released by gpumem when the task was about to
+ *	return to user space (evict_guard.c; qxl's QXL_UPDATE_AREA)
  * @GPUMEM_HOOK_NR_STATS: the number of counters
  */
 enum gpumem_hook_stat {
@@ -36,6 +44,8 @@ enum gpumem_hook_stat {
 	GPUMEM_HOOK_EVENTS_SENT,
 	GPUMEM_HOOK_EVENTS_SUPPRESSED,
 	GPUMEM_HOOK_EVENTS_LOST,
+	GPUMEM_HOOK_UNATTRIBUTED,
+	GPUMEM_HOOK_RESV_RELEASED,
 	GPUMEM_HOOK_NR_STATS
 };
 

@@ -6,7 +6,9 @@
  * pointer). Likewise bdev->funcs gets a copy whose eviction_valuable refuses
  * to evict anything for a task whose placement was just denied: otherwise
  * TTM would evict other cgroups' buffers (or the offender's own, uncharging
- * it) until the denied placement fits.
+ * it) until the denied placement fits; and whose evict_flags tells
+ * charge.c which buffer TTM is evicting (its moves are no request in the
+ * owner's name).
  *
  * One hook per TTM device, and one per manager: several gpumem devices may
  * lead to one TTM device (amdgpu's partitions, MI300-class XCP: several
@@ -444,7 +446,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		   gpumem_guard_denied_before(minor, place->mem_type);
 	ret = gpumem_charge_new(&pl, &charge);
 	if (ret == -ENOSPC)
-		gpumem_guard_enter(minor, place->mem_type);
+		gpumem_guard_enter(minor, place->mem_type, &bo->base);
 	if (ret == -ENOMEM) {
 		/* gpumem's own failure never fails the user's allocation */
 		pr_warn_ratelimited("gpumem: out of memory: a placement of %zu bytes on device %d goes uncharged\n",
@@ -512,6 +514,31 @@ static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 		ret = ttm_bo_eviction_valuable(bo, place);
 	percpu_ref_put(&found->inflight);
 	return ret;
+}
+
+/*
+ * TTM calls the driver's evict_flags for the buffer it evicts (ttm_bo_evict()
+ * on 6.1, 6.12 and 7.3; nothing else calls it), under the buffer's
+ * reservation, in whichever task's allocation needs the room: the
+ * placements of the buffer that follow are that eviction's (forced), not a
+ * request in its owner's name (charge.c).
+ */
+static void gpumem_hook_evict_flags(struct ttm_buffer_object *bo,
+				    struct ttm_placement *placement)
+{
+	const struct ttm_device_funcs *orig;
+	struct gpumem_ttm_hook *found;
+
+	found = gpumem_ttm_hook_get(bo->bdev, &orig);
+	if (!found) {	/* being detached */
+		if (!WARN_ON_ONCE(!orig))
+			orig->evict_flags(bo, placement);
+		return;
+	}
+	if (bo->base.dev)	/* a GEM object: see gpumem_hook_alloc() */
+		gpumem_charge_evicting(bo->resource, &bo->base);
+	found->orig->evict_flags(bo, placement);
+	percpu_ref_put(&found->inflight);
 }
 
 /* Whether @man has a hook (maybe stranded). Caller holds gpumem_hooks_lock. */
@@ -628,6 +655,8 @@ static struct gpumem_ttm_hook *gpumem_ttm_hook_new(struct gpumem_device *gdev)
 	hk->orig = bdev->funcs;
 	hk->funcs = *bdev->funcs;
 	hk->funcs.eviction_valuable = gpumem_hook_eviction_valuable;
+	if (hk->funcs.evict_flags)	/* TTM calls it unchecked: always */
+		hk->funcs.evict_flags = gpumem_hook_evict_flags;
 	list_add_tail(&gdev->hook_node, &hk->users);
 	gdev->ttm_hook = hk;
 	WRITE_ONCE(gdev->ttm_alias, false);

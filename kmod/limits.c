@@ -260,6 +260,10 @@ static void gpumem_event_fill(struct gpumem_quota_event *ev, u32 type,
 		strscpy(ev->comm, req->comm, sizeof(ev->comm));
 	else
 		get_task_comm(ev->comm, current);
+	if (req->requester) {
+		ev->req_pid = task_tgid_nr(current);
+		get_task_comm(ev->req_comm, current);
+	}
 	ev->minor = req->minor;
 	ev->region = req->region;
 	ev->requested = req->bytes;

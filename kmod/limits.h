@@ -27,9 +27,12 @@ struct gpumem_cg_node;
  * @bytes: size of the placement
  * @tgid: the process that owns the buffer (for events)
  * @comm: its command name, or NULL for the current task's (for events)
- * @forced: a placement made for the buffer's owner by someone else (a
- *	kernel thread, another cgroup's eviction or restore): charged, never
- *	denied; beyond an enforced max it is reported as in monitor mode
+ * @forced: a placement no request stands behind (TTM's eviction move, a
+ *	kernel thread's restore, an exiting task's): charged, never denied;
+ *	beyond an enforced max it is reported as in monitor mode
+ * @requester: the current task is not of the owning process (another
+ *	process asks in the owner's name, or a kernel thread works for it):
+ *	its events name it too (the task that asked)
  * @nodes: NULL, or room for GPUMEM_LIMITS_NODES(@depth) counters: the
  *	charge fills in the ones it charged (each stays allocated while
  *	charged), and the uncharge of the same request finds them there
@@ -44,6 +47,7 @@ struct gpumem_charge_req {
 	pid_t tgid;
 	const char *comm;
 	bool forced;
+	bool requester;
 	struct gpumem_cg_node **nodes;
 };
 

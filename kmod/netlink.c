@@ -853,6 +853,8 @@ static const u16 gpumem_nl_hook_attrs[GPUMEM_HOOK_NR_STATS] = {
 	[GPUMEM_HOOK_EVENTS_SENT] = GPUMEM_A_STATS_EVENTS_SENT,
 	[GPUMEM_HOOK_EVENTS_SUPPRESSED] = GPUMEM_A_STATS_EVENTS_SUPPRESSED,
 	[GPUMEM_HOOK_EVENTS_LOST] = GPUMEM_A_STATS_EVENTS_LOST,
+	[GPUMEM_HOOK_UNATTRIBUTED] = GPUMEM_A_STATS_UNATTRIBUTED,
+	[GPUMEM_HOOK_RESV_RELEASED] = GPUMEM_A_STATS_RESV_RELEASED,
 };
 
 static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
@@ -1294,6 +1296,11 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 		goto drop;
 	if (ev->pid && (nla_put_u32(msg, GPUMEM_A_EVENT_PID, ev->pid) ||
 			nla_put_string(msg, GPUMEM_A_EVENT_COMM, ev->comm)))
+		goto drop;
+	/* a request in the owner's name: who asked */
+	if (ev->req_pid &&
+	    (nla_put_u32(msg, GPUMEM_A_EVENT_REQ_PID, ev->req_pid) ||
+	     nla_put_string(msg, GPUMEM_A_EVENT_REQ_COMM, ev->req_comm)))
 		goto drop;
 	if (ev->cgid) {
 		char *path = kmalloc(PATH_MAX, GFP_NOWAIT | __GFP_NOWARN);

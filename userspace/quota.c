@@ -471,6 +471,11 @@ static const struct gm_field event_fields[] = {
 	{ .key = "pid", .fmt = " pid %s", EV, .get = ev_num, .arg = E_PID },
 	{ .key = "comm", .fmt = " (%s)", EV, .get = gm_get_str,
 	  .arg = offsetof(struct gm_event, comm) },
+	/* a request in the owner's name: the process that asked */
+	{ .key = "req_pid", .fmt = " asked by pid %s", .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_REQ_PID), .get = gm_get_attr_u64 },
+	{ .key = "req_comm", .fmt = " (%s)", .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_REQ_COMM), .get = gm_get_attr_str },
 	{ .key = "device", .fmt = " %s", EV, .get = ev_device },
 	{ .key = "region", .fmt = " %s", EV, .get = ev_region },
 	{ .key = "requested", .fmt = "requested %s", .clause = 1, EV, .get = ev_num,

@@ -66,6 +66,12 @@ static const struct gm_field stats_fields[] = {
 	{ STAT("hook_live_records", LIVE_RECORDS, gm_get_attr_u64),
 	  .metric = "gpumem_charge_records",
 	  .help = "Charge records alive now." },
+	{ STAT("hook_unattributed", UNATTRIBUTED, gm_get_attr_u64),
+	  .metric = "gpumem_hook_unattributed_total", .flags = GM_F_COUNTER | GM_F_OMIT,
+	  .help = "VRAM and GTT placements charged to nobody (kernel workers without a process's mm, buffers placed before the module was loaded)." },
+	{ STAT("hook_resv_released", RESV_RELEASED, gm_get_attr_u64),
+	  .metric = "gpumem_hook_resv_released_total", .flags = GM_F_COUNTER | GM_F_OMIT,
+	  .help = "Buffer reservations a driver kept after a denied placement, released by the module." },
 };
 
 struct gm_fields gm_stats_fieldset(void)

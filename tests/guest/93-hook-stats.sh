@@ -73,7 +73,7 @@ at_rest() {
 }
 
 HOOK_KEYS="charged uncharged charge_failed denied guard_refused events_sent events_suppressed
-events_lost live_records"
+events_lost live_records unattributed resv_released"
 # rest_why: what at_rest found, for a failure
 rest_why() {
 	echo "charged $(hv rest charged) - uncharged $(hv rest uncharged) vs live_records" \
@@ -232,9 +232,9 @@ if [ -n "$ok" ]; then
 		tc_eq "$k: gpumemctl stats --json vs debugfs" "$(jget "$k" <"$GM_TMP/stats.json")" \
 			"$(tbl_get "$GM_TMP/hs.j0" value name="$k")"
 	done
-	tc_eq "hook statistics compared" "$n" 9
+	tc_eq "hook statistics compared" "$n" 11
 	"$CTL" stats >"$GM_TMP/stats.txt" 2>&1
-	tc_eq "gpumemctl stats: hook rows" "$(grep -c '^hook_' "$GM_TMP/stats.txt")" 9
+	tc_eq "gpumemctl stats: hook rows" "$(grep -c '^hook_' "$GM_TMP/stats.txt")" 11
 elif [ -z "$GM_TC_WHY" ]; then
 	tc_fail "debugfs stats never stayed the same across a gpumemctl stats (5 tries)"
 fi

@@ -1,21 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A buffer's later placements are charged to its owner (README, "Attribution
-# rule"), whoever makes them. On bochs (TTM VRAM on 6.x) a dumb buffer lives
-# in system memory until it is shown: a tenant O allocates one the size of
-# the mode and hands it over (a dma-buf; a flink name on 6.1, whose bochs
-# has no PRIME export); a process N in another cgroup
-# (a compositor) imports it and shows it on a CRTC, so bochs pins it into
-# VRAM in N's task. Both cgroups have a 4 KiB max in enforce mode:
-# - the VRAM placement is charged to O (N's cgroup pays nothing), and never
-#   denied: it is not O's request, O is reported over its max (monitor-like
-#   event, denied=false, in O's name);
-# - O's own next request is denied (it is over its max);
-# - the charge goes when the buffer is freed, not when N lets go of it.
+# rule"), and one a user task asks for is a request in the owner's name
+# (README, "Who may place an owner's buffer"). On bochs (TTM VRAM on 6.x) a
+# dumb buffer lives in system memory until it is shown: a tenant O allocates
+# one the size of the mode and hands it over (a dma-buf; a flink name on
+# 6.1, whose bochs has no PRIME export); a process N in another cgroup (a
+# compositor) imports it and shows it on a CRTC, so bochs pins it into VRAM
+# in N's task. O's max is 4 KiB, N's too, both enforced:
+# - N's scanout of O's buffer is O's request beyond O's max: denied (the
+#   modeset fails, nothing is charged, N pays nothing), counted for O, and
+#   the event names O's process and N (before, it was "forced": charged to
+#   O, three times its max with three such buffers);
+# - with O's max raised to the buffer's size, the same scanout succeeds and
+#   is charged to O, not N; the charge goes when the buffer is freed, not
+#   when N lets go of it.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
-CASES="quota-owner-pin-by-other quota-owner-over-max quota-owner-freed"
+CASES="quota-owner-pin-by-other quota-owner-pin-event quota-owner-pin-within-max quota-owner-freed"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -44,46 +47,58 @@ size=""
 if spawn_in_cgroup "$O" ox export -d bochs -k mode -S "$sock" -c gm-q-own; then
 	size=$(out_bo ox 0 size)
 	tc_eq "O usage while the buffer is in system memory" "$(usage_of /gpumem-q-own)" 0
-	if spawn_in_cgroup "$N" ni import -d bochs -k scanout -S "$sock" -c gm-q-nbr; then
-		tc_eq "imported size" "$(out_val ni IMPORTED size)" "$size"
-		tc_eq "$bochs vram used: $used0 + the shown buffer" "$(dev_field "$bochs" vram used)" \
-			"$(($(num "$used0") + $(num "$size")))"
-		tc_eq "O usage (owner, over its 4 KiB max)" "$(usage_of /gpumem-q-own)" "$size"
-		tc_eq "N usage (the task that pinned it)" "$(usage_of /gpumem-q-nbr)" 0
-		tc_eq "N denied counter" "$(q_get /gpumem-q-nbr "$bochs" denied)" 0
-		snap charged
-		tc_eq "charged view: O's process" \
-			"$(tbl_get "$GM_TMP/charged" vram pid="$ox_pid" device="$bochs")" "$size"
-		tc_eq "charged view: N's process rows" "$(tbl_count "$GM_TMP/charged" pid="$ni_pid")" 0
-	else
-		tc_fail "importer: $(helper_why ni)"
-	fi
+	run_in "$N" ni "$GM_ALLOC" import -d bochs -k scanout -S "$sock" -t 0 -c gm-q-nbr
+	tc_num -ne "N's scanout of O's buffer beyond O's max: exit status" "$ni_rc" 0
+	grep -q 'drmModeSetCrtc' "$GM_TMP/ni.out" ||
+		tc_fail "N's scanout failed for another reason: $(helper_why ni)"
+	tc_eq "imported size" "$(out_val ni IMPORTED size)" "$size"
+	tc_eq "$bochs vram used (nothing pinned)" "$(dev_field "$bochs" vram used)" "$used0"
+	tc_eq "O usage" "$(usage_of /gpumem-q-own)" 0
+	tc_eq "N usage" "$(usage_of /gpumem-q-nbr)" 0
+	tc_eq "O denied counter" "$(q_get /gpumem-q-own "$bochs" denied)" 1
+	tc_eq "N denied counter" "$(q_get /gpumem-q-nbr "$bochs" denied)" 0
 else
 	tc_fail "exporter: $(helper_why ox)"
 fi
 tc_end
 
-# The forced placement is reported in O's name, not denied; N lets go
-# (unpinned, the buffer stays in VRAM: nothing evicts it here) and it stays
-# O's; O's own next request is denied, since O is over its max.
-tc_begin quota-owner-over-max
+# The denial is reported against O (the owner), naming N as the one that
+# asked; nothing against N.
+tc_begin quota-owner-pin-event
 if [ -n "$size" ]; then
 	w_since "$m0"
 	tc_eq "events against O" "$(echo "$ev" | grep -c '"cgroup":"/gpumem-q-own"')" 1
 	tc_eq "events against N" "$(echo "$ev" | grep -c '"cgroup":"/gpumem-q-nbr"')" 0
 	ev_check "$(echo "$ev" | grep '"cgroup":"/gpumem-q-own"')" type=quota-exceeded \
-		cgroup=/gpumem-q-own pid="$ox_pid" comm=gm-q-own device="$bochs" region=vram \
-		requested="$size" usage=0 limit=4096 mode=enforce denied=false
-	stop ni
-	tc_eq "O usage after N exited" "$(usage_of /gpumem-q-own)" "$size"
-	tc_eq "N usage after N exited" "$(usage_of /gpumem-q-nbr)" 0
-	run_in "$O" o2 "$GM_ALLOC" alloc -d bochs -k scanout -t 0 -c gm-q-own2
-	tc_num -ne "O's own scanout while over its max: exit status" "$o2_rc" 0
-	grep -q 'drmModeSetCrtc' "$GM_TMP/o2.out" ||
-		tc_fail "O's own scanout failed for another reason: $(helper_why o2)"
-	tc_eq "O usage after its own request" "$(usage_of /gpumem-q-own)" "$size"
-	tc_eq "O denied counter (the forced placement, then its own)" \
-		"$(q_get /gpumem-q-own "$bochs" denied)" 2
+		cgroup=/gpumem-q-own pid="$ox_pid" comm=gm-q-own req_pid="$ni_pid" req_comm=gm-q-nbr \
+		device="$bochs" region=vram requested="$size" usage=0 limit=4096 mode=enforce denied=true
+else
+	tc_fail "no shared buffer (see quota-owner-pin-by-other)"
+fi
+tc_end
+
+# Within O's max the same scanout succeeds, charged to O, not to N; N lets
+# go (unpinned, the buffer stays in VRAM: nothing evicts it here) and it
+# stays O's.
+tc_begin quota-owner-pin-within-max
+if [ -n "$size" ]; then
+	ctl_ok limit set "$O" --max "$size" --device "$bochs"
+	if spawn_in_cgroup "$N" ni import -d bochs -k scanout -S "$sock" -c gm-q-nbr; then
+		tc_eq "$bochs vram used: $used0 + the shown buffer" "$(dev_field "$bochs" vram used)" \
+			"$(($(num "$used0") + $(num "$size")))"
+		tc_eq "O usage (owner, at its max)" "$(usage_of /gpumem-q-own)" "$size"
+		tc_eq "N usage (the task that pinned it)" "$(usage_of /gpumem-q-nbr)" 0
+		snap charged
+		tc_eq "charged view: O's process" \
+			"$(tbl_get "$GM_TMP/charged" vram pid="$ox_pid" device="$bochs")" "$size"
+		tc_eq "charged view: N's process rows" "$(tbl_count "$GM_TMP/charged" pid="$ni_pid")" 0
+		stop ni
+		tc_eq "O usage after N exited" "$(usage_of /gpumem-q-own)" "$size"
+		tc_eq "N usage after N exited" "$(usage_of /gpumem-q-nbr)" 0
+	else
+		tc_fail "importer: $(helper_why ni)"
+	fi
+	tc_eq "O denied counter (only the first scanout)" "$(q_get /gpumem-q-own "$bochs" denied)" 1
 else
 	tc_fail "no shared buffer (see quota-owner-pin-by-other)"
 fi

@@ -49,6 +49,25 @@
  *       floor falls, one of its buffers freed after each cycle. Any
  *       failure is fatal. Prints: DEVICE cardN / READY pid / SAW cycles=C
  *       floor=F (buffers left of it) peak=P (the most allocated in a cycle)
+ *   quota-alloc replace [-n N] [-s SIZE] -g GOBASE [-o CGROUPDIR] [-t SECONDS] [-c COMM]
+ *       allocate N buffers (any failure is fatal) and hold them. The passes:
+ *       pass K (1, 2, ...) starts once the file GOBASE.K exists and makes a
+ *       QXL_UPDATE_AREA of a 1x1 area on every buffer, for which qxl first
+ *       validates the buffer into its domain (VRAM) again if it was
+ *       evicted. With -o a forked child makes the passes, from CGROUPDIR
+ *       (it shares the file and the handles: the same buffers, asked for
+ *       by a process in another cgroup; its name is gm-replace-c);
+ *       without, the process itself.
+ *       A pass counts ok (validated: qxl then refuses the area of a buffer
+ *       without a surface, EINVAL) and denied (ENOMEM/ENOSPC); any other
+ *       result is fatal. A go file that says "exec" makes that pass an
+ *       EXECBUFFER of a no-op drawable with a reloc to each buffer instead
+ *       (qxl validates the buffer first, and backs off cleanly on failure;
+ *       UPDATE_AREA keeps the buffer reserved then, see
+ *       kmod/evict_guard.c).
+ *       Prints: DEVICE cardN / BO i handle=H size=S / CHILD pid=P (with -o,
+ *               once it is in CGROUPDIR) / READY pid / ROUND K ok=O
+ *               denied=D via=update|exec (each pass) / FREED
  *   quota-alloc anchor -d DRIVER [-t SECONDS]
  *       keep the first device of DRIVER (qxl, bochs, ...) open, not as DRM
  *       master, so that no test process closes its last file (the driver
@@ -220,6 +239,155 @@ static int cmd_hold(int fd, const char *node, const struct opts *o)
 	report_ready(ok, denied, o);
 	hold(o);
 	for (i = 0; i < ok; i++)
+		qxl_free(fd, h[i]);
+	printf("FREED\n");
+	free(h);
+	return 0;
+}
+
+#define GM_QXL_CMD_DRAW	1	/* spice's QXL_CMD_DRAW (qxl_dev.h, not uapi) */
+
+/*
+ * One EXECBUFFER of a no-op drawable (zeros: QXL_DRAW_NOP on surface 0)
+ * with a reloc to @handle: qxl reserves and validates the buffer first
+ * (qxl_release_reserve_list) and backs off cleanly when that fails.
+ */
+static int qxl_exec_reloc(int fd, uint32_t handle)
+{
+	static uint8_t drawable[128];
+	struct drm_qxl_reloc r = {
+		.src_handle = handle, .dst_handle = 0, .reloc_type = QXL_RELOC_TYPE_BO,
+		.dst_offset = 64,	/* inside the drawable, past its header */
+	};
+	struct drm_qxl_command c = {
+		.command = (uintptr_t)drawable, .relocs = (uintptr_t)&r,
+		.type = GM_QXL_CMD_DRAW, .command_size = sizeof(drawable), .relocs_num = 1,
+	};
+	struct drm_qxl_execbuffer e = { .commands_num = 1, .commands = (uintptr_t)&c };
+
+	return ioctl(fd, DRM_IOCTL_QXL_EXECBUFFER, &e) ? errno : 0;
+}
+
+/*
+ * One pass of "replace", counted: an UPDATE_AREA of every buffer, or, when
+ * the pass's go file says "exec", an EXECBUFFER referring to it.
+ */
+static void replace_pass(int fd, const char *node, const uint32_t *h, uint64_t n,
+			 unsigned int k, bool exec)
+{
+	uint64_t ok = 0, denied = 0, i;
+
+	for (i = 0; i < n; i++) {
+		struct drm_qxl_update_area u = {
+			.handle = h[i], .top = 0, .left = 0, .bottom = 1, .right = 1,
+		};
+		int err;
+
+		if (exec)
+			err = qxl_exec_reloc(fd, h[i]);
+		else
+			err = ioctl(fd, DRM_IOCTL_QXL_UPDATE_AREA, &u) ? errno : 0;
+		if (err == ENOMEM || err == ENOSPC)
+			denied++;
+		else if (!err || (!exec && err == EINVAL))
+			ok++;
+		else
+			die("%s: %s handle %u: %s", node,
+			    exec ? "DRM_IOCTL_QXL_EXECBUFFER" : "DRM_IOCTL_QXL_UPDATE_AREA",
+			    h[i], strerror(err));
+	}
+	printf("ROUND %u ok=%" PRIu64 " denied=%" PRIu64 " via=%s\n", k, ok, denied,
+	       exec ? "exec" : "update");
+	fflush(stdout);
+}
+
+/* The passes of "replace", until a signal or the hold time ends. */
+static void replace_passes(int fd, const char *node, const uint32_t *h,
+			   const struct opts *o)
+{
+	uint64_t end = now_ns() + o->hold * 1000000000ull;
+	unsigned int k = 1;
+	char go[4096];
+
+	while (!stop_signal && now_ns() < end) {
+		char word[8] = "";
+		FILE *f;
+
+		snprintf(go, sizeof(go), "%s.%u", o->go, k);
+		f = fopen(go, "r");
+		if (!f) {
+			usleep(2000);
+			continue;
+		}
+		if (!fgets(word, sizeof(word), f))
+			word[0] = '\0';
+		fclose(f);
+		replace_pass(fd, node, h, o->count, k++, !strncmp(word, "exec", 4));
+	}
+}
+
+static int cmd_replace(int fd, const char *node, const struct opts *o)
+{
+	uint32_t *h = calloc(o->count, sizeof(*h));
+	pid_t child = -1;
+	uint64_t i;
+
+	if (!h)
+		die("out of memory");
+	if (!o->go)
+		die("replace needs -g GOBASE");
+	printf("DEVICE %s\n", node);
+	for (i = 0; i < o->count; i++) {
+		int err = qxl_alloc(fd, o->size, &h[i]);
+
+		if (err)
+			die("%s: DRM_IOCTL_QXL_ALLOC %" PRIu64 ": %s", node, o->size, strerror(err));
+		printf("BO %" PRIu64 " handle=%u size=%" PRIu64 "\n", i, h[i], o->size);
+	}
+	if (o->out) {
+		int p[2];
+		char c;
+
+		if (pipe(p))
+			die("pipe: %s", strerror(errno));
+		fflush(stdout);
+		child = fork();
+		if (child < 0)
+			die("fork: %s", strerror(errno));
+		if (!child) {
+			char path[4096];
+			FILE *f;
+
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			prctl(PR_SET_NAME, "gm-replace-c");
+			close(p[0]);
+			snprintf(path, sizeof(path), "%s/cgroup.procs", o->out);
+			f = fopen(path, "w");
+			if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
+				die("cannot move into %s: %s", o->out, strerror(errno));
+			printf("CHILD pid=%d\n", (int)getpid());
+			fflush(stdout);
+			if (write(p[1], "x", 1) != 1)
+				die("pipe: %s", strerror(errno));
+			close(p[1]);
+			replace_passes(fd, node, h, o);
+			_exit(0);
+		}
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			die("replace: the child did not get into %s", o->out);
+		close(p[0]);
+		printf("READY %d\n", (int)getpid());
+		fflush(stdout);
+		hold(o);
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	} else {
+		printf("READY %d\n", (int)getpid());
+		fflush(stdout);
+		replace_passes(fd, node, h, o);
+	}
+	for (i = 0; i < o->count; i++)
 		qxl_free(fd, h[i]);
 	printf("FREED\n");
 	free(h);
@@ -572,7 +740,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: quota-alloc hold|swarm|churn|deny|orphan|stair|saw|sample|anchor [-P PROCS] [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
+		die("usage: quota-alloc hold|swarm|churn|deny|orphan|stair|saw|sample|replace|anchor [-P PROCS] [-d DRIVER] [-n N] [-s SIZE] [-g GOFILE] [-t SECS] "
 		    "[-p PACE_US] [-o FILE] [-c COMM]");
 	cmd = argv[1];
 	optind = 2;
@@ -627,6 +795,8 @@ int main(int argc, char **argv)
 		return cmd_stair(fd, node, &o);
 	if (!strcmp(cmd, "saw"))
 		return cmd_saw(fd, node, &o);
+	if (!strcmp(cmd, "replace"))
+		return cmd_replace(fd, node, &o);
 	if (!strcmp(cmd, "deny"))
 		return cmd_deny(fd, node, &o);
 	die("unknown command '%s'", cmd);

@@ -158,6 +158,8 @@ const struct nla_policy gm_spec_stats_policy[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_EVENTS_SUPPRESSED] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_EVENTS_LOST] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_LIVE_RECORDS] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_UNATTRIBUTED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_RESV_RELEASED] = { .type = NLA_U64 },
 };
 
 const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
@@ -178,6 +180,8 @@ const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_EVENTS_SUPPRESSED] = "events-suppressed",
 	[GPUMEM_A_STATS_EVENTS_LOST] = "events-lost",
 	[GPUMEM_A_STATS_LIVE_RECORDS] = "live-records",
+	[GPUMEM_A_STATS_UNATTRIBUTED] = "unattributed",
+	[GPUMEM_A_STATS_RESV_RELEASED] = "resv-released",
 };
 
 const struct nla_policy gm_spec_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {
@@ -229,6 +233,8 @@ const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_BUFFERS] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_HOLDER] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_KINDS] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_REQ_PID] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_REQ_COMM] = { .type = NLA_STRING },
 };
 
 const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
@@ -254,6 +260,8 @@ const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_BUFFERS] = "buffers",
 	[GPUMEM_A_EVENT_HOLDER] = "holder",
 	[GPUMEM_A_EVENT_KINDS] = "kinds",
+	[GPUMEM_A_EVENT_REQ_PID] = "req-pid",
+	[GPUMEM_A_EVENT_REQ_COMM] = "req-comm",
 };
 
 const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1] = {

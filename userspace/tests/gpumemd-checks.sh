@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 # and type, counters in _total
 hook_want=
 for m in charged:501 uncharged:430 charge_failed:5 denied:17 guard_refused:23 \
-	events_sent:29 events_suppressed:6 events_lost:2; do
+	events_sent:29 events_suppressed:6 events_lost:2 unattributed:13 resv_released:3; do
 	hook_want+="# TYPE gpumem_hook_${m%%:*}_total counter gpumem_hook_${m%%:*}_total ${m#*:} "
 done
 hook_want+="# TYPE gpumem_charge_records gauge gpumem_charge_records 71 "
