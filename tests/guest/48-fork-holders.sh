@@ -53,7 +53,7 @@ log "stall detectors lowered:$detectors"
 echo "gpumem-test: 48-fork-holders start" >/dev/kmsg
 echo "$BYTES" >"$GM_PARAMS/orphan_event_bytes"
 
-"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" &
+"$CTL" watch --json --type orphaned -t 900 >"$GM_TMP/ow.out" 2>"$GM_TMP/ow.err" 8>&- &
 GM_PIDS="$GM_PIDS $!"
 
 # the handles a walk visits before the allocator: one walk, no helper yet

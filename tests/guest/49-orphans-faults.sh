@@ -68,7 +68,22 @@ orphan() {
 	stop "$1"
 }
 
+# settle: until no event has been sent for 3 s in a row (at most 30 s), so
+# that orphans earlier scripts left behind are reported before the fault is
+# armed: the one report it fails must be l1's
+settle() {
+	_prev=-1 _same=0 _i=0
+	while [ $_i -lt 30 ] && [ $_same -lt 3 ]; do
+		_cur=$(hook events_sent)
+		if [ "$_cur" = "$_prev" ]; then _same=$((_same + 1)); else _same=0; fi
+		_prev=$_cur _i=$((_i + 1))
+		sleep 1
+	done
+	[ $_same -ge 3 ]
+}
+
 tc_begin orphans-lost-event
+settle || tc_fail "events kept coming for 30 s: the fault could hit another orphan's report"
 w_sync || tc_fail "the sync event did not arrive"
 lost0=$(hook events_lost)
 fault_on "$FR" 100 1 N || tc_fail "cannot arm $FR"
