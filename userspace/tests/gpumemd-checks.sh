@@ -21,11 +21,16 @@ trap 'rm -rf "$tmp"' EXIT
 # the fake kernel's hook statistics (tests/fake_kernel.c), each by its name
 # and type, counters in _total
 hook_want=
+# (in the spec's attribute order: the records gauge, then the later counters)
 for m in charged:501 uncharged:430 charge_failed:5 denied:17 guard_refused:23 \
-	events_sent:29 events_suppressed:6 events_lost:2 unattributed:13 resv_released:3; do
-	hook_want+="# TYPE gpumem_hook_${m%%:*}_total counter gpumem_hook_${m%%:*}_total ${m#*:} "
+	events_sent:29 events_suppressed:6 events_lost:2 records:71 unattributed:13 \
+	resv_released:3; do
+	if [ "${m%%:*}" = records ]; then
+		hook_want+="# TYPE gpumem_charge_records gauge gpumem_charge_records ${m#*:} "
+	else
+		hook_want+="# TYPE gpumem_hook_${m%%:*}_total counter gpumem_hook_${m%%:*}_total ${m#*:} "
+	fi
 done
-hook_want+="# TYPE gpumem_charge_records gauge gpumem_charge_records 71 "
 gpumemd_checks() {
 	local u=$1 d=$tmp/gpumemd out missing
 	mkdir -p "$d"
