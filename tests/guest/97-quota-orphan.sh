@@ -98,10 +98,11 @@ since() { dmesg | sed -n "/gpumem-test: 97-quota-lastclose $1 $$/,\$p" | sed 1d;
 # limits of the attribution"): a close charges at most what the driver
 # allocates in it, one console surface (1024x768 at 32 bpp, 3 MiB) and its
 # release buffers: 4 MiB; qxl frees the surfaces of earlier closes only
-# later, so the cgroup pays for at most three at once, however many closes
-# (measured on 6.1 and 6.12: 3158016 bytes a close, up to 9474048 charged
-# at once). Four closes in a row: the settled usage rises by at most 4 MiB
-# a close and stays within 12 MiB; nothing charged at all passes too.
+# later, so the cgroup may pay for one per recent close (measured on 6.1
+# and 6.12: 3158016 bytes a close; three or four of four closes charged at
+# once, by timing: there is no smaller bound to state). Four closes in a
+# row: the settled usage rises by at most 4 MiB a close; nothing charged
+# at all passes too.
 ctl_ok limit set "$L" --max 64M
 # settled: the usage once it has not changed for 2 s (at most 12 s)
 settled() {
@@ -126,7 +127,6 @@ while [ $k -lt 4 ]; do
 	log "last close $k: usage settled at $u"
 	[ "$u" -le $((u_prev + 4 * MiB)) ] ||
 		lc_bad="$lc_bad close $k: usage rose from $u_prev to $u, more than one console surface (4 MiB);"
-	[ "$u" -le $((12 * MiB)) ] || lc_bad="$lc_bad close $k: usage $u is more than three console surfaces (12 MiB);"
 done
 [ -n "$lc_bad" ] && tc_fail "$lc_bad"
 # the same buffers leave the process's counters (the charged view)
