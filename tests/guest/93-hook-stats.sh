@@ -225,7 +225,11 @@ for try in 1 2 3 4 5; do
 	hs j0
 	"$CTL" stats --json >"$GM_TMP/stats.json" 2>"$GM_TMP/stats.err" || { tc_fail "gpumemctl stats --json: $(cat "$GM_TMP/stats.err")"; break; }
 	hs j1
-	if cmp -s "$GM_TMP/hs.j0" "$GM_TMP/hs.j1"; then ok=1; break; fi
+	# the hook statistics alone (a background walk, such as the orphaned
+	# events' report, moves the walk counters without any placement)
+	grep '^hook_' "$GM_TMP/hs.j0" >"$GM_TMP/hs.j0h"
+	grep '^hook_' "$GM_TMP/hs.j1" >"$GM_TMP/hs.j1h"
+	if [ -s "$GM_TMP/hs.j0h" ] && cmp -s "$GM_TMP/hs.j0h" "$GM_TMP/hs.j1h"; then ok=1; break; fi
 	sleep 1
 done
 if [ -n "$ok" ]; then
@@ -242,7 +246,7 @@ if [ -n "$ok" ]; then
 	"$CTL" stats >"$GM_TMP/stats.txt" 2>&1
 	tc_eq "gpumemctl stats: hook rows" "$(grep -c '^hook_' "$GM_TMP/stats.txt")" 11
 elif [ -z "$GM_TC_WHY" ]; then
-	tc_fail "debugfs stats never stayed the same across a gpumemctl stats (5 tries)"
+	tc_fail "debugfs stats' hook lines never stayed the same across a gpumemctl stats (5 tries)"
 fi
 tc_end
 
