@@ -133,7 +133,14 @@ tc_eq "the limit's denied counter rose by" $(($(num "$(q_get /gpumem-q-hs all de
 tc_eq "the sync cgroup's denied counter rose by" $(($(num "$(q_get /gpumem-q-sync all denied)") - ds0)) 0
 tc_eq "hook_denied rose by" "$(hd d0 d1 denied)" 3
 tc_num -ge "hook_guard_refused rose by (one eviction at least per denial)" "$(hd d0 d1 guard_refused)" 3
-tc_eq "hook_charged rose by (h1's 2 placements)" "$(hd d0 d1 charged)" 2
+# h1's 2 placements are the only records that stay; TTM may also move other
+# buffers meanwhile (6.1: qxl's VRAM full of what earlier scripts left),
+# each move a charge and an uncharge
+moves=$(($(hd d0 d1 charged) - 2))
+log "TTM's moves of other buffers meanwhile: $moves"
+tc_eq "records alive rose by (h1's 2 placements)" "$(hd d0 d1 live_records)" 2
+tc_eq "hook_charged - hook_uncharged rose by (h1's 2)" $(($(hd d0 d1 charged) - $(hd d0 d1 uncharged))) 2
+tc_num -ge "hook_charged rose by (h1's 2 and TTM's moves)" "$(hd d0 d1 charged)" 2
 tc_eq "hook_charge_failed rose by" "$(hd d0 d1 charge_failed)" 0
 tc_eq "hook_events_lost rose by" "$(hd d0 d1 events_lost)" 0
 tc_eq "hook_events_suppressed rose by (a fresh bucket of 200)" "$(hd d0 d1 events_suppressed)" 0
@@ -168,8 +175,9 @@ tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q
 tc_eq "the helpers' rows in the charged view" "$(charged_bos "$nb_pid") $(charged_bos "$h1_pid")" "0 0"
 tc_eq "hook_live_records: before the helpers, after them" \
 	"$(hv rest live_records)" "$(hv base live_records)"
-tc_eq "hook_charged rose by (4 + 2 placements)" "$(hd base rest charged)" 6
-tc_eq "hook_uncharged rose by (the same 6)" "$(hd base rest uncharged)" 6
+tc_num -ge "hook_charged rose by (4 + 2 placements, and TTM's moves)" "$(hd base rest charged)" 6
+tc_eq "hook_uncharged rose by as much as hook_charged (all given back)" \
+	"$(hd base rest uncharged)" "$(hd base rest charged)"
 tc_end
 
 tc_begin hook-stats-suppressed
