@@ -240,21 +240,36 @@ for try in 1 2 3 4 5; do
 	if [ -s "$GM_TMP/hs.j0h" ] && cmp -s "$GM_TMP/hs.j0h" "$GM_TMP/hs.j1h"; then ok=1; break; fi
 	sleep 1
 done
-if [ -n "$ok" ]; then
+# Never still (the debug kernel's chatty console has qxl allocate release
+# buffers from kernel context, hook_unattributed, all the time): each value
+# gpumemctl printed must then lie between the two debugfs reads around it.
+[ -n "$ok" ] || log "debugfs stats' hook lines moved in all 5 tries: values checked between the reads"
+# between KEY GOT: GOT within the two reads' values of KEY (equal when still)
+between() {
+	_a=$(num "$(tbl_get "$GM_TMP/hs.j0" value name="$1")")
+	_b=$(num "$(tbl_get "$GM_TMP/hs.j1" value name="$1")")
+	_g=$(num "$2")
+	if [ "$_a" -gt "$_b" ]; then _t=$_a _a=$_b _b=$_t; fi
+	if [ "$_g" -ge "$_a" ] && [ "$_g" -le "$_b" ]; then
+		log "  ok: $1 = $_g (debugfs $_a..$_b)"
+	else
+		tc_fail "$1: gpumemctl stats --json says '$2', debugfs $_a..$_b"
+	fi
+}
+if [ -s "$GM_TMP/stats.json" ]; then
 	n=0
 	for k in $HOOK_KEYS; do
-		tc_eq "hook_$k: gpumemctl stats --json vs debugfs" "$(jget "hook_$k" <"$GM_TMP/stats.json")" "$(hv j0 "$k")"
+		between "hook_$k" "$(jget "hook_$k" <"$GM_TMP/stats.json")"
 		n=$((n + 1))
 	done
 	for k in walks walks_failed devices; do
-		tc_eq "$k: gpumemctl stats --json vs debugfs" "$(jget "$k" <"$GM_TMP/stats.json")" \
-			"$(tbl_get "$GM_TMP/hs.j0" value name="$k")"
+		between "$k" "$(jget "$k" <"$GM_TMP/stats.json")"
 	done
 	tc_eq "hook statistics compared" "$n" 11
 	"$CTL" stats >"$GM_TMP/stats.txt" 2>&1
 	tc_eq "gpumemctl stats: hook rows" "$(grep -c '^hook_' "$GM_TMP/stats.txt")" 11
 elif [ -z "$GM_TC_WHY" ]; then
-	tc_fail "debugfs stats' hook lines never stayed the same across a gpumemctl stats (5 tries)"
+	tc_fail "gpumemctl stats --json printed nothing"
 fi
 tc_end
 
