@@ -168,16 +168,20 @@ tc_begin hook-stats-freed
 stop h1
 stop nb
 # back at the settled count (TTM may free the helpers' buffers a little later)
-back() { at_rest && [ "$(hv rest live_records)" = "$(hv base live_records)" ]; }
-wait_until 20 back || tc_fail "hook_live_records not back at $(hv base live_records): $(rest_why)"
+# (at most there: qxl frees the console surfaces of earlier last closes,
+# other cgroups' records, when a later close allocates its own)
+back() { at_rest && [ "$(hv rest live_records)" -le "$(hv base live_records)" ]; }
+wait_until 20 back || tc_fail "hook_live_records not back at $(hv base live_records) or below: $(rest_why)"
 log "hook_live_records $(hv base live_records) before the helpers, $(hv rest live_records) after"
 tc_eq "the cgroups' usage" "$(q_get /gpumem-q-hs all usage) $(cg_usage /gpumem-q-hs-nb "$qxl")" "0 0"
 tc_eq "the helpers' rows in the charged view" "$(charged_bos "$nb_pid") $(charged_bos "$h1_pid")" "0 0"
-tc_eq "hook_live_records: before the helpers, after them" \
+tc_num -le "hook_live_records after the helpers (before: $(hv base live_records))" \
 	"$(hv rest live_records)" "$(hv base live_records)"
 tc_num -ge "hook_charged rose by (4 + 2 placements, and TTM's moves)" "$(hd base rest charged)" 6
-tc_eq "hook_uncharged rose by as much as hook_charged (all given back)" \
-	"$(hd base rest uncharged)" "$(hd base rest charged)"
+# all given back, and the records of others qxl freed meanwhile
+tc_eq "hook_uncharged rose by hook_charged's rise + the records of others that went" \
+	"$(hd base rest uncharged)" \
+	$(($(hd base rest charged) + $(hv base live_records) - $(hv rest live_records)))
 tc_end
 
 tc_begin hook-stats-suppressed
