@@ -74,6 +74,7 @@ w_sync() {
 	_before=$(grep -c '"cgroup":"/gpumem-q-sync"' "$GM_TMP/w.out")
 	_end=$(($(date +%s) + 60))
 	while :; do
+		W_SYNC_RUNS=$((${W_SYNC_RUNS:-0} + 1))
 		run_in "$SYNC" sync "$QA" deny -n 1 -s 4K -c gm-q-sync
 		_w=$(($(date +%s) + 3))
 		while [ "$(date +%s)" -lt "$_w" ]; do
