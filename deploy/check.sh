@@ -56,12 +56,14 @@ cache=${GPUMEM_CACHE:-/var/cache/gpumem}
 # level the DaemonSet needs is the one its Namespace enforces, and no
 # container that can be reached holds a capability.
 k8s_checks() {
-	local npmdir=$cache/npm/deploy-validate out sum
+	local npmdir=$cache/npm/deploy-validate out sum cafile=()
+	# the system's CAs (a TLS proxy's among them), not only node's own
+	[ -r /etc/ssl/certs/ca-certificates.crt ] && cafile=(--cafile /etc/ssl/certs/ca-certificates.crt)
 	sum=$(cat deploy/validate/package.json deploy/validate/package-lock.json | sha256sum | cut -c1-16)
 	if [ "$(cat "$npmdir/.stamp" 2>/dev/null)" != "$sum" ]; then
 		rm -rf "$npmdir" && mkdir -p "$npmdir" &&
 			cp deploy/validate/package.json deploy/validate/package-lock.json "$npmdir/" &&
-			out=$(cd "$npmdir" && npm ci --no-audit --no-fund --silent 2>&1) &&
+			out=$(cd "$npmdir" && npm ci --no-audit --no-fund --silent "${cafile[@]}" 2>&1) &&
 			echo "$sum" >"$npmdir/.stamp" ||
 			{ printf '%s\n' "$out" | tail -n 20 >&2; }
 	fi
