@@ -134,6 +134,11 @@ static struct json_object *cdi_device(const char *name, const struct card *cards
 		json_object_array_add(args, json_object_new_string("--device"));
 		json_object_array_add(args, json_object_new_string(cards[i].pci));
 	}
+	/* all: no device of its own, but the hook knows the container got GPUs */
+	if (!per_device) {
+		json_object_array_add(args, json_object_new_string("--device"));
+		json_object_array_add(args, json_object_new_string("all"));
+	}
 	json_object_object_add(h, "hookName", json_object_new_string("createRuntime"));
 	json_object_object_add(h, "path", json_object_new_string(hook));
 	json_object_object_add(h, "args", args);
