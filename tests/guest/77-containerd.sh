@@ -43,11 +43,14 @@
 #                       (pod_annotations forgotten) on a Kubernetes container
 #                       that got a GPU through CDI: StartContainer fails
 #                       with the hook's reason, never unlimited
+#   cri-no-cdi          containerd restarted without enable_cdi: the CDI
+#                       request is ignored, the container has no GPU (no
+#                       device node, no hook, no limit), not an unlimited one
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="cri-pod-default cri-pod-two cri-pod-gone cri-annotation cri-ceiling-refuse
-cri-ceiling-clamp cri-no-pod-annotations cri-no-policy"
+cri-ceiling-clamp cri-no-pod-annotations cri-no-policy cri-no-cdi"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -96,7 +99,7 @@ runtime() {	# NAME [POD-ANNOTATIONS-LINE]
 	cat <<EOF
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.$1]
       runtime_type = "io.containerd.runc.v2"
-      $2
+      ${2:-}
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.$1.options]
         BinaryName = "/usr/sbin/runc"
         NoPivotRoot = true
@@ -141,19 +144,23 @@ for _f in /etc/hosts /etc/resolv.conf; do
 done
 
 cri() { /usr/bin/python3 "$CRIPY" -s "$SOCK" "$@"; }
-clog() { tail -n 5 "$C/containerd.log" 2>/dev/null | tr '\n' ' '; }
+clog() { grep 'level=error' "$C/containerd.log" 2>/dev/null | tail -n 2 | tr '\n' ' '; }
 
+# ctrd_start: containerd in the background (ctrd_pid), answering the CRI
+ctrd_start() {
+	"$CONTAINERD" --config "$C/config.toml" >>"$C/containerd.log" 2>&1 8>&- &
+	ctrd_pid=$!
+	GM_PIDS="$GM_PIDS $ctrd_pid"
+	_end=$(($(date +%s) + 180))
+	ver=
+	while [ "$(date +%s)" -lt "$_end" ] && _alive "$ctrd_pid"; do
+		[ -S "$SOCK" ] && ver=$(cri version 2>"$C/version.err") && return 0
+		sleep 1
+	done
+	return 1
+}
 t0=$(date +%s)
-"$CONTAINERD" --config "$C/config.toml" >"$C/containerd.log" 2>&1 8>&- &
-ctrd_pid=$!
-GM_PIDS="$GM_PIDS $ctrd_pid"
-_end=$(($(date +%s) + 180))
-ver=
-while [ "$(date +%s)" -lt "$_end" ] && _alive "$ctrd_pid"; do
-	[ -S "$SOCK" ] && ver=$(cri version 2>"$C/version.err") && break
-	sleep 1
-done
-[ -n "$ver" ] || fail_all "containerd did not answer on $SOCK: $(cat "$C/version.err" 2>/dev/null) $(clog)"
+ctrd_start || fail_all "containerd did not answer on $SOCK: $(cat "$C/version.err" 2>/dev/null) $(clog)"
 log "CRI runtime: $ver (up in $(($(date +%s) - t0)) s)"
 case $ver in
 "containerd 1.7."*) ;;
@@ -253,7 +260,10 @@ endp() {
 	cri rmp "$_id" 2>"$C/$1.rmp.err" || tc_fail "RemovePodSandbox $1: $(cat "$C/$1.rmp.err")"
 	PODS=$(echo "$PODS" | tr ' ' '\n' | grep -vx "$_id" | tr '\n' ' ')
 	eval "_cg=\$${1}_cg"
-	rmdir "$GM_CGROOT$_cg" 2>/dev/null
+	rmdir "$GM_CGROOT$_cg" || tc_fail "cannot remove $1's cgroup $_cg"
+	# (gone: not the exit's to remove)
+	grep -vxF "$GM_CGROOT$_cg" "$GM_TMP/cgroups" >"$GM_TMP/cgroups.new"
+	mv "$GM_TMP/cgroups.new" "$GM_TMP/cgroups"
 	eval "$1_pod="
 }
 plim() { "$CTL" limit list --json | grep "\"cgroup\":\"$1\"" | sort; }
@@ -298,6 +308,7 @@ tc_end
 
 tc_begin cri-pod-gone
 endp p1
+[ -d "$GM_CGROOT$p1_cg" ] && tc_fail "p1's cgroup is still there"
 tc_eq "limits of p1's cgroups after the pod and its cgroup went" \
 	"$("$CTL" limit list --json | grep -c "\"cgroup\":\"$p1_cg")" 0
 tc_end
@@ -373,6 +384,28 @@ if runp p6 0a1b2c3d-0000-4000-8000-000000000006 team-a runc-noann '"gpumem.io/vr
 fi
 endp p6
 cp "$C/gpumem.json.policy" "$C/cdi/gpumem.json"
+tc_end
+
+tc_begin cri-no-cdi
+kill -TERM "$ctrd_pid" 2>/dev/null
+reap "$ctrd_pid" 30
+sed -i 's/^  enable_cdi = true$/  enable_cdi = false/' "$C/config.toml"
+grep -q '^  enable_cdi = false$' "$C/config.toml" || tc_fail "enable_cdi not turned off"
+if ! ctrd_start; then
+	tc_fail "containerd did not come back: $(cat "$C/version.err" 2>/dev/null) $(clog)"
+elif runp p7 0a1b2c3d-0000-4000-8000-000000000007 default runc &&
+	crt p7 c8 "$CDI_FIELD"; then
+	start c8 && tc_fail "c8 got a GPU without CDI"
+	wait_until 20 grep -q 'no qxl device' "$(ls "$C"/logs/p7/c8.log)" ||
+		tc_fail "c8: not quota-alloc's 'no qxl device': $(cat "$C/c8.start.err") $(cat "$C"/logs/p7/c8.log)"
+	"$CTR" -a "$SOCK" -n k8s.io containers info "$c8_id" >"$C/c8.info" 2>&1
+	grep -q '"io.kubernetes.cri.sandbox-namespace": "default"' "$C/c8.info" ||
+		tc_fail "c8: no sandbox-namespace annotation in its spec: $(head -c 300 "$C/c8.info")"
+	tc_eq "c8: gpumem-oci-hook in its OCI spec" "$(grep -c 'gpumem-oci-hook' "$C/c8.info")" 0
+	tc_eq "c8: /dev/dri in its OCI spec" "$(grep -c '/dev/dri' "$C/c8.info")" 0
+	tc_eq "limits below p7's cgroup" "$("$CTL" limit list --json | grep -c "\"cgroup\":\"$p7_cg")" 0
+fi
+endp p7
 tc_end
 
 # everything the CRI made goes, then containerd
