@@ -76,6 +76,9 @@ if record host setup-host "$scripts/setup-host.sh"; then
 
 	# The DRM driver sources the driver-tables host check reads (cached).
 	record host fetch-driver-sources "$scripts/fetch-driver-sources.sh" 6.1 6.12 7.3 || true
+	# containerd 1.7 for the Debian guests' 77-containerd (cached; here, so
+	# that the guests' image builds only copy it)
+	[ ${#debian[@]} -gt 0 ] && { record host fetch-containerd "$scripts/fetch-containerd.sh" || true; }
 	log "test.sh: host checks"
 	run_results host bash "$scripts/host-checks.sh"
 
