@@ -220,35 +220,41 @@ runp() {
 	PODS="$PODS $_id"
 	log "pod $1 ($3, handler $4): sandbox $_id in $_cgp"
 }
-# crt POD NAME CDI-JSON [ANNOTATION-JSON]: CreateContainer of quota-alloc
-# holding 3 x 1 MiB; NAME_id is the container's id.
-crt() {
+# crun POD NAME CDI-JSON [ANNOTATION-JSON]: CreateContainer and
+# StartContainer of quota-alloc holding 3 x 1 MiB (NAME_id is the
+# container's id), then wait for its READY in its CRI log (copied to
+# $GM_TMP/NAME.out without the CRI log prefix); 1 if it was not created
+# (tc_fail), its start was refused or it never got READY
+# ($C/NAME.start.err says why).
+crun() {
 	printf '{"metadata":{"name":"%s"},"image":{"image":"%s"},"command":["/qa","hold","-n","3","-s","1M","-t","600","-c","gm-%s"],"logPath":"%s.log","annotations":{%s},%s"linux":{"securityContext":{"capabilities":{"addCapabilities":["SYS_ADMIN"]},"namespaceOptions":{"network":"NODE","pid":"CONTAINER"}}}}' \
 		"$2" "$IMG" "$2" "$2" "${4:-}" "$3" >"$C/cfg/$2.ctr"
 	eval "_pid=\$${1}_pod"
-	_id=$(cri create "$_pid" "$C/cfg/$2.ctr" "$C/cfg/$1.pod" 2>"$C/$2.create.err") ||
-		{ tc_fail "CreateContainer $2: $(cat "$C/$2.create.err") $(clog)"; return 1; }
+	_out=$(cri create "$_pid" "$C/cfg/$2.ctr" "$C/cfg/$1.pod" -- start @ 2>"$C/$2.start.err")
+	_rc=$?
+	_id=$(echo "$_out" | head -n 1)
 	eval "$2_id=$_id"
+	if [ -z "$_id" ]; then
+		tc_fail "CreateContainer $2: $(cat "$C/$2.start.err") $(clog)"
+		return 1
+	fi
 	log "container $2: $_id"
-}
-# start NAME: StartContainer, then wait for quota-alloc's READY in its CRI
-# log (copied to $GM_TMP/NAME.out without the CRI log prefix); 1 if the
-# start was refused ($C/NAME.start.err) or it never got READY.
-start() {
-	eval "_id=\$${1}_id"
-	cri start "$_id" 2>"$C/$1.start.err" || return 1
-	_log=$(ls "$C"/logs/*/"$1.log" 2>/dev/null | head -n 1)
+	[ "$_rc" = 0 ] || return 1
+	_log=$C/logs/$1/$2.log
 	_end=$(($(date +%s) + 120))
+	_n=0
 	while [ "$(date +%s)" -lt "$_end" ]; do
-		[ -n "$_log" ] || _log=$(ls "$C"/logs/*/"$1.log" 2>/dev/null | head -n 1)
-		[ -n "$_log" ] && sed 's/^[^ ]* [^ ]* [^ ]* //' "$_log" >"$GM_TMP/$1.out"
-		grep -q '^READY ' "$GM_TMP/$1.out" 2>/dev/null && return 0
-		case $(cri status "$_id" 2>&1) in
-		CONTAINER_EXITED*) echo "exited: $(cri status "$_id" 2>&1)" >"$C/$1.start.err"; return 1 ;;
-		esac
-		sleep 1
+		[ -e "$_log" ] && sed 's/^[^ ]* [^ ]* [^ ]* //' "$_log" >"$GM_TMP/$2.out"
+		grep -q '^READY ' "$GM_TMP/$2.out" 2>/dev/null && return 0
+		_n=$((_n + 1))
+		if [ $((_n % 10)) = 0 ]; then
+			case $(cri status "$_id" 2>&1) in
+			CONTAINER_EXITED*) echo "exited: $(cri status "$_id" 2>&1)" >"$C/$2.start.err"; return 1 ;;
+			esac
+		fi
+		sleep "$GM_TICK"
 	done
-	echo "no READY in 120 s: $(cat "$GM_TMP/$1.out" 2>/dev/null)" >"$C/$1.start.err"
+	echo "no READY in 120 s: $(cat "$GM_TMP/$2.out" 2>/dev/null)" >"$C/$2.start.err"
 	return 1
 }
 # endp NAME: StopPodSandbox + RemovePodSandbox (its containers go with it),
@@ -256,8 +262,8 @@ start() {
 endp() {
 	eval "_id=\${${1}_pod:-}"
 	[ -n "$_id" ] || return 0
-	cri stopp "$_id" 2>"$C/$1.stopp.err" || tc_fail "StopPodSandbox $1: $(cat "$C/$1.stopp.err")"
-	cri rmp "$_id" 2>"$C/$1.rmp.err" || tc_fail "RemovePodSandbox $1: $(cat "$C/$1.rmp.err")"
+	cri stopp "$_id" -- rmp "$_id" 2>"$C/$1.endp.err" ||
+		tc_fail "StopPodSandbox/RemovePodSandbox $1: $(cat "$C/$1.endp.err")"
 	PODS=$(echo "$PODS" | tr ' ' '\n' | grep -vx "$_id" | tr '\n' ' ')
 	eval "_cg=\$${1}_cg"
 	rmdir "$GM_CGROOT$_cg" || tc_fail "cannot remove $1's cgroup $_cg"
@@ -282,7 +288,7 @@ CDI_FIELD="\"CDI_devices\":[{\"name\":\"gpumem.io/gpu=$pci\"}],"
 
 tc_begin cri-pod-default
 if runp p1 0a1b2c3d-0000-4000-8000-000000000001 default runc &&
-	crt p1 c1 "$CDI_FIELD" && start c1; then
+	crun p1 c1 "$CDI_FIELD"; then
 	ccheck c1 "$p1_cg" "$qxl" $((2 * MiB)) 2 1
 	ev_check "$(plim "$p1_cg")" cgroup_id="$(cgid "$p1_cg")" device=all max=$((3 * MiB)) mode=enforce
 	tc_eq "p1: limits of the pod's cgroup" "$(plim "$p1_cg" | grep -c .)" 1
@@ -295,8 +301,7 @@ tc_end
 
 tc_begin cri-pod-two
 # CDI by annotation, as older kubelets and device plugins pass it
-if [ -n "${p1_pod:-}" ] && crt p1 c2 "" "\"cdi.k8s.io/gpumem\":\"gpumem.io/gpu=$pci\"" &&
-	start c2; then
+if [ -n "${p1_pod:-}" ] && crun p1 c2 "" "\"cdi.k8s.io/gpumem\":\"gpumem.io/gpu=$pci\""; then
 	# c1 holds 2 MiB of the pod's 3: c2 gets 1 of its 2
 	ccheck c2 "$p1_cg" "$qxl" $((2 * MiB)) 1 2
 	tc_eq "p1: usage of the pod's cgroup" "$(cg_usage "$p1_cg" all)" $((3 * MiB))
@@ -315,7 +320,7 @@ tc_end
 
 tc_begin cri-annotation
 if runp p2 0a1b2c3d-0000-4000-8000-000000000002 team-a runc '"gpumem.io/vram.max":"2M"' &&
-	crt p2 c3 "$CDI_FIELD" && start c3; then
+	crun p2 c3 "$CDI_FIELD"; then
 	ccheck c3 "$p2_cg" "$qxl" $((2 * MiB)) 2 1
 else
 	tc_fail "c3 did not start: $(cat "$C/c3.start.err" 2>/dev/null) $(clog)"
@@ -324,11 +329,10 @@ endp p2
 tc_end
 
 tc_begin cri-ceiling-refuse
+c4_id=
 if runp p3 0a1b2c3d-0000-4000-8000-000000000003 team-a runc '"gpumem.io/vram.max":"8M"' &&
-	crt p3 c4 "$CDI_FIELD"; then
-	if start c4; then
-		tc_fail "c4 started above its namespace's ceiling"
-	fi
+	{ ! crun p3 c4 "$CDI_FIELD" || tc_fail "c4 started above its namespace's ceiling"; } &&
+	[ -n "$c4_id" ]; then
 	log "c4: $(cat "$C/c4.start.err")"
 	grep -q "gpumem-oci-hook: container $c4_id: annotation gpumem.io/vram.max (8388608 bytes) is above the vram.max ceiling of \[team-a\] (2097152 bytes)" \
 		"$C/c4.start.err" || tc_fail "c4: StartContainer did not fail with the hook's reason: $(cat "$C/c4.start.err")"
@@ -344,7 +348,7 @@ tc_end
 tc_begin cri-ceiling-clamp
 policy 'over-ceiling = clamp'
 if runp p4 0a1b2c3d-0000-4000-8000-000000000004 team-a runc '"gpumem.io/vram.max":"8M"' &&
-	crt p4 c5 "$CDI_FIELD" && start c5; then
+	crun p4 c5 "$CDI_FIELD"; then
 	ccheck c5 "$p4_cg" "$qxl" $((2 * MiB)) 2 1
 else
 	tc_fail "c5 did not start: $(cat "$C/c5.start.err" 2>/dev/null) $(clog)"
@@ -356,7 +360,7 @@ tc_end
 tc_begin cri-no-pod-annotations
 # the pod asks for 2M: were it passed, that would be the limit
 if runp p5 0a1b2c3d-0000-4000-8000-000000000005 team-a runc-noann '"gpumem.io/vram.max":"2M"' &&
-	crt p5 c6 "$CDI_FIELD" && start c6; then
+	crun p5 c6 "$CDI_FIELD"; then
 	"$CTR" -a "$SOCK" -n k8s.io containers info "$c6_id" >"$C/c6.info" 2>&1
 	grep -q '"io.kubernetes.cri.sandbox-namespace": "team-a"' "$C/c6.info" ||
 		tc_fail "c6: no sandbox-namespace annotation in its spec: $(head -c 300 "$C/c6.info")"
@@ -374,9 +378,10 @@ tc_begin cri-no-policy
 [ -e /etc/gpumem/policy.conf ] && tc_fail "the guest has an /etc/gpumem/policy.conf"
 cp "$C/cdi/gpumem.json" "$C/gpumem.json.policy"
 "$CTL" cdi generate -o "$C/cdi/gpumem.json" --hook "$HOOK" || tc_fail "gpumemctl cdi generate failed"
+c7_id=
 if runp p6 0a1b2c3d-0000-4000-8000-000000000006 team-a runc-noann '"gpumem.io/vram.max":"2M"' &&
-	crt p6 c7 "$CDI_FIELD"; then
-	start c7 && tc_fail "c7 started with no policy and no annotation reaching the hook"
+	{ ! crun p6 c7 "$CDI_FIELD" || tc_fail "c7 started with no policy and no annotation reaching the hook"; } &&
+	[ -n "$c7_id" ]; then
 	log "c7: $(cat "$C/c7.start.err")"
 	grep -q "gpumem-oci-hook: container $c7_id: .*no node policy" "$C/c7.start.err" ||
 		tc_fail "c7: StartContainer did not fail with the hook's reason: $(cat "$C/c7.start.err")"
@@ -393,9 +398,8 @@ sed -i 's/^  enable_cdi = true$/  enable_cdi = false/' "$C/config.toml"
 grep -q '^  enable_cdi = false$' "$C/config.toml" || tc_fail "enable_cdi not turned off"
 if ! ctrd_start; then
 	tc_fail "containerd did not come back: $(cat "$C/version.err" 2>/dev/null) $(clog)"
-elif runp p7 0a1b2c3d-0000-4000-8000-000000000007 default runc &&
-	crt p7 c8 "$CDI_FIELD"; then
-	start c8 && tc_fail "c8 got a GPU without CDI"
+elif c8_id= && runp p7 0a1b2c3d-0000-4000-8000-000000000007 default runc &&
+	{ ! crun p7 c8 "$CDI_FIELD" || tc_fail "c8 got a GPU without CDI"; } && [ -n "$c8_id" ]; then
 	wait_until 20 grep -q 'no qxl device' "$(ls "$C"/logs/p7/c8.log)" ||
 		tc_fail "c8: not quota-alloc's 'no qxl device': $(cat "$C/c8.start.err") $(cat "$C"/logs/p7/c8.log)"
 	"$CTR" -a "$SOCK" -n k8s.io containers info "$c8_id" >"$C/c8.info" 2>&1
@@ -410,8 +414,7 @@ tc_end
 
 # everything the CRI made goes, then containerd
 for _id in $PODS; do
-	cri stopp "$_id" 2>/dev/null
-	cri rmp "$_id" 2>/dev/null
+	cri stopp "$_id" -- rmp "$_id" 2>/dev/null
 done
 kill -TERM "$ctrd_pid" 2>/dev/null
 reap "$ctrd_pid" 30

@@ -15,7 +15,11 @@ Usage: cri.py -s SOCKET COMMAND ARGS...
   status ID                      "STATE pid=PID exit=N reason=R"
   stopp ID | rmp ID              StopPodSandbox, RemovePodSandbox
   check                          loads what a run loads (the image builder's probe)
-A refused request: "cri.py: METHOD: CODE: DETAILS" on stderr, exit 1.
+Several commands in one run (python and grpc start slowly in the guest):
+COMMAND ARGS... -- COMMAND ARGS... ; an argument "@" is the id the command
+before printed (create P C.json POD.json -- start @).
+A refused request: "cri.py: METHOD: CODE: DETAILS" on stderr, exit 1 (the
+commands after it are not run).
 """
 import json
 import os
@@ -62,8 +66,7 @@ def main(argv):
         sock = os.environ.get("CRI_SOCK", "/run/containerd/containerd.sock")
     if not argv:
         sys.exit(__doc__)
-    cmd, args = argv[0], argv[1:]
-    if cmd == "check":
+    if argv[0] == "check":
         # everything a real run loads: JSON parsing, a channel, a failed call
         json_format.Parse('{"metadata":{"name":"x"},"linux":{"securityContext":'
                           '{"namespaceOptions":{"network":"NODE"}}}}', pb.PodSandboxConfig())
@@ -78,6 +81,17 @@ def main(argv):
             return
         sys.exit("cri.py: a call to no socket did not fail")
     c = Client(sock)
+    last = ""
+    while argv:
+        n = argv.index("--") if "--" in argv else len(argv)
+        cmd, args = argv[0], [last if a == "@" else a for a in argv[1:n]]
+        argv = argv[n + 1:]
+        last = run(c, cmd, args) or last
+
+
+def run(c, cmd, args):
+    """One command; the id it printed, if any."""
+    out = None
     if cmd == "version":
         r = c.rt("Version", pb.VersionRequest(version="v1"), pb.VersionResponse)
         print(r.runtime_name, r.runtime_version, r.runtime_api_version)
@@ -88,16 +102,16 @@ def main(argv):
         if not r.image.id:
             sys.stderr.write("cri.py: no image %s\n" % args[0])
             sys.exit(1)
-        print(r.image.id)
+        out = r.image.id
     elif cmd == "runp":
         req = pb.RunPodSandboxRequest(config=load(args[0], pb.PodSandboxConfig()),
                                       runtime_handler=args[1] if len(args) > 1 else "")
-        print(c.rt("RunPodSandbox", req, pb.RunPodSandboxResponse).pod_sandbox_id)
+        out = c.rt("RunPodSandbox", req, pb.RunPodSandboxResponse).pod_sandbox_id
     elif cmd == "create":
         req = pb.CreateContainerRequest(pod_sandbox_id=args[0],
                                         config=load(args[1], pb.ContainerConfig()),
                                         sandbox_config=load(args[2], pb.PodSandboxConfig()))
-        print(c.rt("CreateContainer", req, pb.CreateContainerResponse).container_id)
+        out = c.rt("CreateContainer", req, pb.CreateContainerResponse).container_id
     elif cmd == "start":
         c.rt("StartContainer", pb.StartContainerRequest(container_id=args[0]),
              pb.StartContainerResponse)
@@ -121,7 +135,10 @@ def main(argv):
              pb.RemovePodSandboxResponse)
     else:
         sys.exit("cri.py: unknown command %s\n%s" % (cmd, __doc__))
-
+    if out is not None:
+        print(out)
+        sys.stdout.flush()
+    return out
 
 if __name__ == "__main__":
     main(sys.argv[1:])
