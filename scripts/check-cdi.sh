@@ -66,7 +66,7 @@ want = [
     ('0000:00:02.0', ['/dev/dri/card0', '/dev/dri/renderD128'],
      [('createRuntime', '/opt/gm/hook', ['gpumem-oci-hook', '--device', '0000:00:02.0'])]),
     ('all', ['/dev/dri/card1', '/dev/dri/card0', '/dev/dri/renderD128'],
-     [('createRuntime', '/opt/gm/hook', ['gpumem-oci-hook'])]),
+     [('createRuntime', '/opt/gm/hook', ['gpumem-oci-hook', '--device', 'all'])]),
 ]
 assert spec['cdiVersion'] == '0.5.0' and spec['kind'] == 'gpumem.io/gpu', spec
 assert got == want, 'got %r' % (got,)

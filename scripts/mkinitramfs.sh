@@ -11,6 +11,8 @@
 #        (a file tests/guest/modules, one name a line, adds more)
 #        GPUMEM_GUEST_PYTHON=0  no python3 + YNL CLI in /opt/ynl (default 1:
 #        about +6 MB compressed and +2 s)
+#        GPUMEM_GUEST_CONTAINERD=0|1  containerd 1.7 + the CRI client
+#        (default 1, 0 for the test kernel: about +48 MB compressed, +5 s)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -211,6 +213,53 @@ for b in /usr/bin/podman /usr/bin/conmon /usr/sbin/runc; do
 		log "mkinitramfs $series: no $b (scripts/setup-host.sh): 77-podman will fail"
 	fi
 done
+
+# containerd 1.7 (trixie's: scripts/fetch-containerd.sh) with its runc shim
+# and ctr, and a CRI client (tests/guest/cri.py, its messages compiled from
+# tests/guest/cri.proto by protoc, python3-grpcio and python3-protobuf
+# copied the way the YNL CLI's python is), for tests/guest/77-containerd.sh
+# (about +48 MB compressed). runc is podman's, above.
+add_containerd() {
+	local c=$GPUMEM_CACHE/containerd py=/usr/bin/python3.11 vlog files t0=$SECONDS kb0 b
+	kb0=$(du -sk "$tmp" | cut -f1)
+	if "$GPUMEM_TOP/scripts/fetch-containerd.sh"; then
+		for b in containerd containerd-shim-runc-v2 ctr; do
+			install -m 755 "$c/usr/bin/$b" "$tmp/usr/bin/$b"
+		done
+	else
+		log "mkinitramfs $series: scripts/fetch-containerd.sh failed: 77-containerd will fail"
+	fi
+	if ! command -v protoc >/dev/null || [ ! -x "$py" ] ||
+	   ! env -i "$py" -c 'import grpc, google.protobuf' 2>/dev/null; then
+		log "mkinitramfs $series: no protoc or $py with grpc (setup-host.sh): 77-containerd will fail"
+		return 0
+	fi
+	mkdir -p "$tmp/opt/cri"
+	protoc -I "$guest" --python_out="$tmp/opt/cri" "$guest/cri.proto"
+	install -m 644 "$guest/cri.py" "$tmp/opt/cri/cri.py"
+	vlog=$tmp.criv
+	(cd / && env -i PATH=/usr/bin:/bin "$py" -v "$tmp/opt/cri/cri.py" check) >/dev/null 2>"$vlog" ||
+		{ log "mkinitramfs $series: cri.py check failed on the host: $(tail -n 1 "$vlog")"; }
+	mapfile -t files < <(sed -n -e "s/^# \(\/.*\.pyc\) matches \(\/.*\.py\)$/\1\n\2/p" \
+		-e "s/^# code object from '\(\/.*\)'$/\1/p" \
+		-e "s/^# extension module '.*' loaded from '\(\/.*\)'$/\1/p" "$vlog" |
+		grep -v "^$tmp/" | sort -u)
+	rm -f "$vlog"
+	cp_same "$py" "${files[@]}" /usr/lib/python3.11/os.py
+	ln -sf python3.11 "$tmp/usr/bin/python3"
+	env -i "$py" -m compileall -q -d /opt/cri "$tmp/opt/cri" >/dev/null
+	if [ "$(id -u)" = 0 ] && ! out=$(chroot "$tmp" /usr/bin/python3 /opt/cri/cri.py check 2>&1); then
+		log "mkinitramfs $series: WARNING: cri.py in the image fails: $(tail -n 1 <<<"$out")"
+	fi
+	log "mkinitramfs $series: containerd $(cat "$c/.version" 2>/dev/null) + CRI client in /opt/cri" \
+		"($(($(du -sk "$tmp" | cut -f1) - kb0)) kB before compression, $((SECONDS - t0)) s)"
+}
+# Not for the test kernel, which does not run 77-containerd (scripts/test.sh):
+# its KASAN guests would unpack and hold the 120 MB for nothing.
+# GPUMEM_GUEST_CONTAINERD=0/1 decides for any series.
+if [ "${GPUMEM_GUEST_CONTAINERD:-$([ "$series" = test ] && echo 0 || echo 1)}" = 1 ]; then
+	add_containerd
+fi
 
 mkdir -p "$(dirname "$outfile")"
 (cd "$tmp" && find . -print0 | LC_ALL=C sort -z |

@@ -8,7 +8,8 @@ PKGS=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
       kmod cpio busybox-static qemu-system-x86 qemu-utils xz-utils zstd
       libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev libinih-dev pkg-config sparse
       debootstrap python3 python3-yaml python3-jsonschema rsync file tmux
-      dkms crun podman conmon runc libmicrohttpd-dev prometheus nodejs npm)
+      dkms crun podman conmon runc libmicrohttpd-dev prometheus nodejs npm
+      python3-grpcio python3-protobuf protobuf-compiler)
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup-host: must run as root" >&2

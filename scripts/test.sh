@@ -76,6 +76,9 @@ if record host setup-host "$scripts/setup-host.sh"; then
 
 	# The DRM driver sources the driver-tables host check reads (cached).
 	record host fetch-driver-sources "$scripts/fetch-driver-sources.sh" 6.1 6.12 7.3 || true
+	# containerd 1.7 for the Debian guests' 77-containerd (cached; here, so
+	# that the guests' image builds only copy it)
+	[ ${#debian[@]} -gt 0 ] && { record host fetch-containerd "$scripts/fetch-containerd.sh" || true; }
 	log "test.sh: host checks"
 	run_results host bash "$scripts/host-checks.sh"
 
@@ -88,8 +91,9 @@ if record host setup-host "$scripts/setup-host.sh"; then
 	# formats, exit codes; ~400 s there) run on the Debian kernels only:
 	# the kernel paths they reach (every request and dump, the events
 	# group, reloads) are the ones 83-88 and the quota scripts run there.
-	# So does 77-podman (a container engine's start-up, minutes under
-	# KASAN): what it asks of the module is 77-oci-hook's.
+	# So do 77-podman and 77-containerd (a container engine's start-up,
+	# minutes under KASAN; the test kernel's image has no containerd):
+	# what they ask of the module is 77-oci-hook's.
 	# Measured on this 2-core host: alone, the test kernel runs a pair of
 	# scripts in 40 s on 2 vCPUs, 57 s on 4; but side by side with the
 	# other half, a split into three guests (two on 2 vCPUs, the race

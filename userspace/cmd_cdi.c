@@ -38,8 +38,8 @@ static const char help[] =
 	"node's PCI GPUs: one device per GPU, named by its PCI address\n"
 	"(" CDI_KIND "=0000:03:00.0), and " CDI_KIND "=all. Each adds the GPU's\n"
 	"DRM nodes (/dev/dri/cardN, renderDN) and runs gpumem-oci-hook at\n"
-	"createRuntime with --device PCI-ADDRESS (all: no --device, one limit on all\n"
-	"devices together), so the container's limit from the node policy and its\n"
+	"createRuntime with --device PCI-ADDRESS (all: --device all, one limit on\n"
+	"all devices together), so the container's limit from the node policy and its\n"
 	"annotations is set on exactly the devices it got.\n"
 	"Card numbers can change at boot: generate the spec at boot (it is read\n"
 	"from /etc/cdi or /var/run/cdi by Podman, containerd and CRI-O).\n"
@@ -133,6 +133,11 @@ static struct json_object *cdi_device(const char *name, const struct card *cards
 	for (i = 0; per_device && i < n; i++) {
 		json_object_array_add(args, json_object_new_string("--device"));
 		json_object_array_add(args, json_object_new_string(cards[i].pci));
+	}
+	/* all: no device of its own, but the hook knows the container got GPUs */
+	if (!per_device) {
+		json_object_array_add(args, json_object_new_string("--device"));
+		json_object_array_add(args, json_object_new_string("all"));
 	}
 	json_object_object_add(h, "hookName", json_object_new_string("createRuntime"));
 	json_object_object_add(h, "path", json_object_new_string(hook));

@@ -13,7 +13,7 @@
  *   gpumem.io/devices       cardN names or PCI addresses, comma or blank
  *                           separated; none: one limit on all devices
  *
- * Usage: gpumem-oci-hook [--fail-open] [--policy FILE] < STATE
+ * Usage: gpumem-oci-hook [--fail-open] [--policy FILE] [--device PCI|all]... < STATE
  * (see gpumem-oci-hook(8))
  *
  * The OCI state (stdin, JSON) gives the container's host pid, its bundle
@@ -73,6 +73,8 @@ static const char help[] =
 	"\n"
 	"  --policy FILE the node policy (it must exist; default " GM_POLICY_PATH ",\n"
 	"                none if it does not exist)\n"
+	"  --device PCI  (a CDI spec's) the container got that GPU: its limit goes on\n"
+	"                the devices named so; --device all: on all devices together\n"
 	"  --fail-open   an annotation or limit that fails is a warning (exit 0),\n"
 	"                not a refused start (also GPUMEM_HOOK_FAIL_OPEN=1)\n"
 	"  -h, --help    this text\n"
@@ -83,6 +85,8 @@ static const char help[] =
 
 /* --device arguments (a CDI spec's hook), comma-separated; "" if none */
 static char cdi_devices[1024];
+/* run by a CDI device (any --device, "all" too): the container got a GPU */
+static bool cdi_run;
 
 struct hook {
 	const char *sysroot;	/* "" on a real host */
@@ -518,6 +522,20 @@ static int run(struct hook *h, const char *policy_path, bool policy_given)
 		d.devices = cdi_devices;
 		d.ctr_all.set = false;
 	}
+	/*
+	 * A Kubernetes container that got a GPU through CDI, with no node
+	 * policy and no gpumem.io/ annotation: its pod's may have been dropped
+	 * on the way (containerd passes them only with pod_annotations). It is
+	 * refused rather than run unlimited; a policy (vram.max = none, if
+	 * unlimited is meant) decides instead.
+	 */
+	if (cdi_run && d.kubernetes && !pol.loaded && !d.ctr.set && !d.pod.set) {
+		failf(h, "a Kubernetes container with a GPU through CDI, no node policy (%s) and "
+		      "no gpumem.io/ annotation: refused rather than unlimited (write a node policy; "
+		      "containerd passes a pod's annotations only with "
+		      "pod_annotations = [\"gpumem.io/*\"])", policy_path);
+		goto out;
+	}
 	if (!d.ctr.set && !d.pod.set) {
 		ret = 0;	/* nothing to limit */
 		goto out;
@@ -583,6 +601,9 @@ int main(int argc, char **argv)
 			policy_given = true;
 			break;
 		case 'D':
+			cdi_run = true;
+			if (strcmp(optarg, "all") == 0)
+				break;	/* all devices together */
 			dl = strlen(cdi_devices);
 			if (dl + strlen(optarg) + 2 > sizeof(cdi_devices)) {
 				fprintf(stderr, "gpumem-oci-hook: too many --device\n");

@@ -367,6 +367,36 @@ static void test_hook_policy(const char *hook)
 	result(refused(&r, "p", "policy /nonexistent/policy.conf: No such file") && st[0] == '\0',
 	       "hook policy: --policy FILE that does not exist: refused (%s)", said(&r));
 	unlink(path);
+
+	/*
+	 * No policy: a Kubernetes container that got a GPU through CDI (any
+	 * --device) with no gpumem.io/ annotation is refused (containerd
+	 * without pod_annotations drops the pod's); outside Kubernetes, or
+	 * without CDI, it is left alone as before; an annotation is applied.
+	 */
+	run_hook(hook, oci_state(state, sizeof(state), "k8s", 4242, "bundle-a", NS_ML "\"a\":\"b\""),
+		 NULL, ARGS("--device", "0000:00:02.0"), &r, st, sizeof(st));
+	result(refused(&r, "k8s", "a Kubernetes container with a GPU through CDI, no node policy") &&
+	       strstr(r.err, "pod_annotations") && st[0] == '\0',
+	       "hook CDI, no policy, no annotation, Kubernetes: refused (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "k8s", 4242, "bundle-a", NS_ML "\"a\":\"b\""),
+		 NULL, ARGS("--device", "all"), &r, st, sizeof(st));
+	result(refused(&r, "k8s", "no node policy"), "hook CDI all, no policy, Kubernetes: refused (%s)",
+	       said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "pm", 4242, "bundle-a", "\"a\":\"b\""),
+		 NULL, ARGS("--device", "all"), &r, st, sizeof(st));
+	result(r.status == 0 && r.err[0] == '\0' && st[0] == '\0',
+	       "hook CDI, no policy, not Kubernetes: left alone (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "k8s", 4242, "bundle-a", NS_ML "\"a\":\"b\""),
+		 NULL, NULL, &r, st, sizeof(st));
+	result(r.status == 0 && r.err[0] == '\0' && st[0] == '\0',
+	       "hook without CDI, no policy, Kubernetes, no annotation: left alone (%s)", said(&r));
+	run_hook(hook, oci_state(state, sizeof(state), "k8s", 4242, "bundle-a", NS_ML
+				 "\"gpumem.io/vram.max\":\"1G\""), NULL, ARGS("--device", "all"),
+		 &r, st, sizeof(st));
+	snprintf(want, sizeof(want), "set all ok\nlimit %" PRIu64 " all 0 1073741824 - 0\n", id_a);
+	result(r.status == 0, "hook CDI all, no policy, an annotation: exit 0 (%s)", said(&r));
+	eq_str("hook --device all: one limit on all devices together", st, want);
 }
 
 void test_hook(const char *hook)
