@@ -73,6 +73,7 @@
  * charge_failed (hooks.c counts those gpumem_charge_new() failed).
  */
 #include <linux/cgroup.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
@@ -167,12 +168,41 @@ struct gpumem_charge {
 	u64 cgids[];
 };
 
+/*
+ * The table's hash of a resource pointer: a multiplication (hash_long), not
+ * the generic jhash of the key's bytes; every placement and free hashes
+ * once or twice.
+ */
+static u32 gpumem_charge_hash(const void *data, u32 len, u32 seed)
+{
+	return hash_long(*(const unsigned long *)data ^ seed, 32);
+}
+
+static int gpumem_charge_cmp(struct rhashtable_compare_arg *arg,
+			     const void *obj)
+{
+	const struct gpumem_charge *c = obj;
+
+	return c->res != *(struct ttm_resource * const *)arg->key;
+}
+
 static const struct rhashtable_params gpumem_charge_params = {
 	.key_len = sizeof(struct ttm_resource *),
 	.key_offset = offsetof(struct gpumem_charge, res),
 	.head_offset = offsetof(struct gpumem_charge, rnode),
 	.automatic_shrinking = true,
+	.hashfn = gpumem_charge_hash,
+	.obj_cmpfn = gpumem_charge_cmp,
 };
+
+/*
+ * Records of owners up to this many cgroup levels deep (the root counts)
+ * come from gpumem_charge_cache; deeper ones from kmalloc.
+ */
+#define GPUMEM_CHARGE_DEPTH	8
+static struct kmem_cache *gpumem_charge_cache;
+/* Devices being detached (entries of gpumem_detaching), for a cheap test. */
+static atomic_t gpumem_detaching_nr = ATOMIC_INIT(0);
 
 static struct rhashtable gpumem_charges;
 static DEFINE_MUTEX(gpumem_charges_walk_lock);
@@ -195,7 +225,66 @@ static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
 	};
 }
 
-/* Free a record that never entered the table. */
+/*
+ * A record with room for an owner @depth cgroups deep (nothing filled in
+ * but the header, zeroed field by field: a memset of the whole object
+ * would cost more than the rest of the charge), or NULL.
+ */
+static struct gpumem_charge *gpumem_charge_alloc(u32 depth)
+{
+	struct gpumem_charge *c;
+	u32 room = depth;
+
+	if (depth <= GPUMEM_CHARGE_DEPTH) {
+		c = kmem_cache_alloc(gpumem_charge_cache, GFP_KERNEL);
+		room = GPUMEM_CHARGE_DEPTH;
+	} else {
+		c = kmalloc(size_add(struct_size(c, cgids, depth),
+				     array_size(GPUMEM_LIMITS_NODES(depth),
+						sizeof(*c->nodes))),
+			    GFP_KERNEL);
+	}
+	if (!c)
+		return NULL;
+	c->res = NULL;
+	c->obj = NULL;
+	c->owner = NULL;
+	c->bytes = 0;
+	c->minor = 0;
+	c->region = 0;
+	c->counted = false;
+	c->unattributed = false;
+	c->unattr_bytes = false;
+	c->tgid = 0;
+	c->pu = NULL;
+	c->since = 0;
+	c->dead = 0;
+	c->prev = NULL;
+	c->reported = false;
+	c->evictor = NULL;
+	c->evict_at = 0;
+	c->depth = 0;
+	c->comm[0] = '\0';
+	spin_lock_init(&c->lock);
+	/* filled in by the limits' charge before the uncharge reads them */
+	c->nodes = (struct gpumem_cg_node **)&c->cgids[room];
+	return c;
+}
+
+/*
+ * Free a record out of the table after a grace period: call_rcu(), not
+ * kfree_rcu(), so that rcu_barrier() at exit waits for it before the cache
+ * is destroyed (kfree_rcu()'s batches are not waited for by it before
+ * 6.12). kfree() takes objects of any slab cache.
+ */
+static void gpumem_charge_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct gpumem_charge, rcu));
+}
+
+/*
+ * Free a record that never entered the table.
+ */
 static void gpumem_charge_free(struct gpumem_charge *c)
 {
 	put_pid(c->owner);
@@ -276,75 +365,99 @@ static bool gpumem_charge_own(struct gpumem_charge *c, struct task_struct *t,
 		return false;	/* exiting: asked again, it is nobody's */
 	c->depth = d;
 	c->tgid = task_tgid_nr(t);
-	get_task_comm(c->comm, t->group_leader);
+	/*
+	 * Without the task lock (get_task_comm() takes it up to 6.12, not
+	 * since): a rename racing with this may give a mix of both names,
+	 * always terminated, as any lockless reader of ->comm sees it.
+	 */
+	strscpy_pad(c->comm, t->group_leader->comm, sizeof(c->comm));
 	return true;
+}
+
+/*
+ * The depth of the owner @place's record will have: that of the record of
+ * the buffer's current placement @o (0: unattributed), 0 for a buffer
+ * placed without a record (before gpumem was loaded: ownerless, and so it
+ * stays, whoever moves it) or made by nobody (a kernel placement), or the
+ * depth of the requester @t's cgroup for a new buffer. Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_depth(const struct gpumem_placement *place,
+			       const struct gpumem_charge *o,
+			       struct task_struct *t)
+{
+	if (o)
+		return o->depth;
+	if (place->prev || !t)
+		return 0;
+	return task_dfl_cgroup(t)->level + 1;
+}
+
+/*
+ * Fill @c (room for @room levels) for @place: its owner (or unattributed).
+ * Returns the depth @c needs when it has too little room, 0 when filled,
+ * or U32_MAX when the owner changed under it (try again). Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_fill(struct gpumem_charge *c, u32 room,
+			      const struct gpumem_placement *place,
+			      bool *forced)
+{
+	struct gpumem_charge *o;
+	struct task_struct *t;
+	bool kworker;
+	u32 depth;
+
+	/*
+	 * @prev's record is made when @prev is allocated, under the
+	 * reservation the caller holds: without one now, it has none.
+	 */
+	o = gpumem_charge_owner(place->prev, place->obj);
+	t = gpumem_requester(&kworker);
+	depth = gpumem_charge_depth(place, o, t);
+	if (depth > room)
+		return depth;
+	if (o)
+		return gpumem_charge_inherit(c, o, forced) ? 0 : U32_MAX;
+	if (!depth) {
+		c->unattributed = true;
+		return 0;
+	}
+	*forced = false;
+	return gpumem_charge_own(c, t, depth) ? 0 : U32_MAX;
 }
 
 /*
  * A record for @place with its owner filled in (or unattributed), NULL when
  * the placement is a bounce of a buffer without an owner (nothing to
- * carry), or ERR_PTR(-ENOMEM).
+ * carry), or ERR_PTR(-ENOMEM). One pass for owners up to
+ * GPUMEM_CHARGE_DEPTH levels deep: the record is allocated first.
  */
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
-	struct gpumem_charge *c, *o;
-	struct task_struct *t;
-	bool done, had_owner, kworker;
-	u32 depth;
+	struct gpumem_charge *c;
+	u32 room = GPUMEM_CHARGE_DEPTH, need;
 
+	/* a bounce of a new buffer: no owner, none to carry */
+	if (!place->prev && place->bounce)
+		return NULL;
 	for (;;) {
-		rcu_read_lock();
-		o = gpumem_charge_owner(place->prev, place->obj);
-		/*
-		 * @prev's record is made when @prev is allocated, under the
-		 * reservation the caller holds: without one now, it has none.
-		 * A placed buffer without one was placed before gpumem was
-		 * loaded (or gpumem could not record it): ownerless, and so it
-		 * stays, whoever moves it.
-		 */
-		had_owner = o;
-		t = gpumem_requester(&kworker);
-		if (o)
-			depth = o->depth;	/* 0: unattributed */
-		else if (place->prev)
-			depth = 0;
-		else if (place->bounce)
-			depth = U32_MAX;	/* no owner, none to carry */
-		else if (t)
-			depth = task_dfl_cgroup(t)->level + 1;
-		else
-			depth = 0;	/* a kernel placement: nobody's */
-		rcu_read_unlock();
-		if (depth == U32_MAX)
-			return NULL;
 		if (gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
-		c = kzalloc(size_add(struct_size(c, cgids, depth),
-				     array_size(GPUMEM_LIMITS_NODES(depth),
-						sizeof(*c->nodes))),
-			    GFP_KERNEL);
+		c = gpumem_charge_alloc(room);
 		if (!c)
 			return ERR_PTR(-ENOMEM);
-		spin_lock_init(&c->lock);
-		c->nodes = (struct gpumem_cg_node **)&c->cgids[depth];
 		rcu_read_lock();
-		if (had_owner) {
-			o = gpumem_charge_owner(place->prev, place->obj);
-			done = o && o->depth == depth &&
-			       gpumem_charge_inherit(c, o, forced);
-		} else if (depth) {
-			t = gpumem_requester(&kworker);
-			*forced = false;
-			done = t && gpumem_charge_own(c, t, depth);
-		} else {
-			c->unattributed = true;
-			done = true;
-		}
+		need = gpumem_charge_fill(c, max(room, GPUMEM_CHARGE_DEPTH),
+					  place, forced);
 		rcu_read_unlock();
-		if (done)
+		if (!need)
 			return c;
-		kfree(c);	/* the owner's record went, or a cgroup moved */
+		/* the owner's record went, or a cgroup moved: again */
+		gpumem_charge_free(c);
+		if (need != U32_MAX)
+			room = need;
 	}
 }
 
@@ -473,13 +586,6 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		*chargep = c;
 		return 0;
 	}
-	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
-		c->pu = gpumem_proc_usage_get(c->owner, c->comm, c->minor);
-		if (!c->pu) {
-			gpumem_charge_free(c);
-			return -ENOMEM;
-		}
-	}
 	req = gpumem_charge_req(c);
 	req.forced = forced;
 	/* the event names the owner, and the task that asked if another */
@@ -488,12 +594,21 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		req.comm = NULL;	/* the requesting thread's name */
 	ret = gpumem_limits_charge(&req, place->quiet);
 	if (ret) {
-		gpumem_proc_usage_put(c->pu);
 		gpumem_charge_free(c);
 		return ret;
 	}
-	if (c->pu)
-		gpumem_proc_usage_charge(c->pu, c->region, c->bytes);
+	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
+		/* its reference and its count in one step */
+		c->pu = gpumem_proc_usage_get_charge(c->owner, c->comm,
+						     c->minor, c->region,
+						     c->bytes);
+		if (!c->pu) {
+			/* nothing recorded: give the limits back */
+			gpumem_limits_uncharge(&req);
+			gpumem_charge_free(c);
+			return -ENOMEM;
+		}
+	}
 	*chargep = c;
 	return 0;
 }
@@ -557,7 +672,8 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 			atomic_long_dec(&gpumem_unattr_records);
 		else
 			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
-		kfree_rcu(c, rcu);	/* table readers may still look at it */
+		/* table readers may still look at it */
+		call_rcu(&c->rcu, gpumem_charge_free_rcu);
 	} else {
 		kfree(c);
 	}
@@ -586,7 +702,12 @@ static void gpumem_charge_catch_up(struct gpumem_charge *c)
 	unsigned long dead = 0;
 	bool reported = false;
 
-	if (!c->prev)
+	/*
+	 * Both marks are set only once the owner's thread group is gone (its
+	 * pid has no task: for good). Its process alive now, it was alive
+	 * before: nothing was marked.
+	 */
+	if (!c->prev || !c->owner || pid_has_task(c->owner, PIDTYPE_TGID))
 		return;
 	rcu_read_lock();
 	o = gpumem_charge_owner(c->prev, READ_ONCE(c->obj));
@@ -671,13 +792,19 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	 * takes the record back (its free may bypass gpumem from now on).
 	 */
 	smp_mb();
-	if (xa_load(&gpumem_detaching, charge->minor)) {
+	if (atomic_read(&gpumem_detaching_nr) &&
+	    xa_load(&gpumem_detaching, charge->minor)) {
 		if (gpumem_charge_unlink(charge))
 			gpumem_charge_finish(charge, true);
 		return;
 	}
-	/* queue, never postpone: steady allocation must not starve the sweep */
-	if (charge->pu)
+	/*
+	 * Queue, never postpone: steady allocation must not starve the sweep.
+	 * Pending, it has not started (the pending bit is cleared before the
+	 * work runs, with a full barrier; this record was linked before the
+	 * smp_mb() above): its walk will see this record.
+	 */
+	if (charge->pu && !delayed_work_pending(&gpumem_charge_sweep_work))
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
 }
@@ -772,6 +899,8 @@ int gpumem_charge_device_inert(int minor)
 	mutex_lock(&gpumem_charges_walk_lock);
 	ret = xa_err(xa_store(&gpumem_detaching, minor, xa_mk_value(1),
 			      GFP_KERNEL));
+	if (!ret)
+		atomic_inc(&gpumem_detaching_nr);
 	smp_mb();	/* pairs with gpumem_charge_commit() */
 	if (!ret)
 		gpumem_charge_walk(gpumem_charge_make_inert, &minor);
@@ -789,7 +918,8 @@ void gpumem_charge_forget_device(int minor)
 {
 	mutex_lock(&gpumem_charges_walk_lock);
 	gpumem_charge_walk(gpumem_charge_on_device, &minor);
-	xa_erase(&gpumem_detaching, minor);
+	if (xa_erase(&gpumem_detaching, minor))
+		atomic_dec(&gpumem_detaching_nr);
 	mutex_unlock(&gpumem_charges_walk_lock);
 }
 
@@ -1064,7 +1194,21 @@ u64 gpumem_charge_unattributed_records(void)
  */
 int gpumem_charge_init(void)
 {
-	return rhashtable_init(&gpumem_charges, &gpumem_charge_params);
+	int ret;
+
+	gpumem_charge_cache =
+		kmem_cache_create("gpumem_charge",
+				  sizeof(struct gpumem_charge) +
+				  GPUMEM_CHARGE_DEPTH * sizeof(u64) +
+				  GPUMEM_LIMITS_NODES(GPUMEM_CHARGE_DEPTH) *
+				  sizeof(struct gpumem_cg_node *),
+				  0, 0, NULL);
+	if (!gpumem_charge_cache)
+		return -ENOMEM;
+	ret = rhashtable_init(&gpumem_charges, &gpumem_charge_params);
+	if (ret)
+		kmem_cache_destroy(gpumem_charge_cache);
+	return ret;
 }
 
 static void gpumem_charge_destroy(void *ptr, void *arg)
@@ -1085,7 +1229,8 @@ void gpumem_charge_exit(void)
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
-	rcu_barrier();	/* kfree_rcu() of released records */
+	rcu_barrier();	/* call_rcu() of released records */
+	kmem_cache_destroy(gpumem_charge_cache);
 	xa_for_each(&gpumem_unattr, minor, u)
 		kfree(u);
 	xa_destroy(&gpumem_unattr);

@@ -190,7 +190,13 @@ static void gpumem_cg_put(struct gpumem_cg_node *n)
 	n->self = 0;
 	memset(&n->leak, 0, sizeof(n->leak));
 	n->idle_since = jiffies;
-	queue_delayed_work(system_wq, &gpumem_cg_reap_work, GPUMEM_CG_IDLE);
+	/*
+	 * Pending, the reaper has not started: it takes gpumem_limits_lock
+	 * after this, sees @n unused, and comes back for it.
+	 */
+	if (!delayed_work_pending(&gpumem_cg_reap_work))
+		queue_delayed_work(system_wq, &gpumem_cg_reap_work,
+				   GPUMEM_CG_IDLE);
 }
 
 /* Free the nodes unused for GPUMEM_CG_IDLE; again while any is unused. */
