@@ -102,6 +102,8 @@
  * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
  * @rcu: for freeing after the table's readers
+ * @pool_next: the next record in gpumem_charge_pool (instead of @rcu)
+ * @pool_gp: the RCU grace period that must end before its reuse
  * @lock: protects @obj, @owner, @pu, @since, @dead, @reported, @evictor and
  *	@evict_at
  * @res: the resource (a key only: never dereferenced)
@@ -134,6 +136,8 @@
  *	@evict_at + HZ are the eviction's, not requests
  * @evict_at: jiffies when @evictor was set
  * @depth: number of entries in @cgids
+ * @cached: from gpumem_charge_cache (room for GPUMEM_CHARGE_DEPTH levels),
+ *	not kmalloc
  * @nodes: the limits' counters a counted placement is charged to
  *	(GPUMEM_LIMITS_NODES(@depth), after @cgids in the same allocation)
  * @cgids: the owning cgroup, then its ancestors up to the root
@@ -143,7 +147,13 @@
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
-	struct rcu_head rcu;
+	union {
+		struct rcu_head rcu;
+		struct {	/* in gpumem_charge_pool */
+			struct gpumem_charge *pool_next;
+			unsigned long pool_gp;
+		};
+	};
 	spinlock_t lock;	/* see above */
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
@@ -164,6 +174,7 @@ struct gpumem_charge {
 	const struct task_struct *evictor;
 	unsigned long evict_at;
 	u32 depth;
+	bool cached;
 	struct gpumem_cg_node **nodes;
 	u64 cgids[];
 };
@@ -199,8 +210,29 @@ static const struct rhashtable_params gpumem_charge_params = {
  * Records of owners up to this many cgroup levels deep (the root counts)
  * come from gpumem_charge_cache; deeper ones from kmalloc.
  */
-#define GPUMEM_CHARGE_DEPTH	8
+#define GPUMEM_CHARGE_DEPTH	6
+/*
+ * With a constructor: the slab does not zero its objects on allocation
+ * (init_on_alloc, on in distribution kernels, would clear a whole record,
+ * a few hundred bytes, for every placement); gpumem_charge_alloc() sets
+ * every field it reads.
+ */
 static struct kmem_cache *gpumem_charge_cache;
+
+/*
+ * Records out of the table wait here for the end of a grace period (the
+ * table's readers) and are then used again, oldest first, instead of going
+ * back to the slab through call_rcu() and coming out of it again (the
+ * slab's path costs as much as the rest of a charge): at most
+ * GPUMEM_CHARGE_POOL_MAX records (each about 330 bytes), the rest is freed
+ * as before. Every 16th record put here asks for a grace period
+ * (start_poll_synchronize_rcu()), so that one comes while records wait.
+ */
+#define GPUMEM_CHARGE_POOL_MAX	512
+static DEFINE_SPINLOCK(gpumem_charge_pool_lock);
+/* under gpumem_charge_pool_lock: */
+static struct gpumem_charge *gpumem_charge_pool, *gpumem_charge_pool_tail;
+static unsigned int gpumem_charge_pool_nr, gpumem_charge_pool_puts;
 /* Devices being detached (entries of gpumem_detaching), for a cheap test. */
 static atomic_t gpumem_detaching_nr = ATOMIC_INIT(0);
 
@@ -232,20 +264,36 @@ static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
  */
 static struct gpumem_charge *gpumem_charge_alloc(u32 depth)
 {
-	struct gpumem_charge *c;
+	struct gpumem_charge *c = NULL;
 	u32 room = depth;
 
 	if (depth <= GPUMEM_CHARGE_DEPTH) {
-		c = kmem_cache_alloc(gpumem_charge_cache, GFP_KERNEL);
 		room = GPUMEM_CHARGE_DEPTH;
+		spin_lock(&gpumem_charge_pool_lock);
+		if (gpumem_charge_pool &&
+		    poll_state_synchronize_rcu(gpumem_charge_pool->pool_gp)) {
+			c = gpumem_charge_pool;
+			gpumem_charge_pool = c->pool_next;
+			if (!gpumem_charge_pool)
+				gpumem_charge_pool_tail = NULL;
+			gpumem_charge_pool_nr--;
+		}
+		spin_unlock(&gpumem_charge_pool_lock);
+		if (!c)
+			c = kmem_cache_alloc(gpumem_charge_cache, GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->cached = true;
 	} else {
 		c = kmalloc(size_add(struct_size(c, cgids, depth),
 				     array_size(GPUMEM_LIMITS_NODES(depth),
 						sizeof(*c->nodes))),
 			    GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->cached = false;
+		spin_lock_init(&c->lock);
 	}
-	if (!c)
-		return NULL;
 	c->res = NULL;
 	c->obj = NULL;
 	c->owner = NULL;
@@ -265,21 +313,67 @@ static struct gpumem_charge *gpumem_charge_alloc(u32 depth)
 	c->evict_at = 0;
 	c->depth = 0;
 	c->comm[0] = '\0';
-	spin_lock_init(&c->lock);
 	/* filled in by the limits' charge before the uncharge reads them */
 	c->nodes = (struct gpumem_cg_node **)&c->cgids[room];
 	return c;
+}
+
+/* The constructor of gpumem_charge_cache's objects. */
+static void gpumem_charge_ctor(void *p)
+{
+	struct gpumem_charge *c = p;
+
+	spin_lock_init(&c->lock);	/* unlocked again whenever freed */
 }
 
 /*
  * Free a record out of the table after a grace period: call_rcu(), not
  * kfree_rcu(), so that rcu_barrier() at exit waits for it before the cache
  * is destroyed (kfree_rcu()'s batches are not waited for by it before
- * 6.12). kfree() takes objects of any slab cache.
+ * 6.12).
  */
+/* Free @c's memory, wherever it came from. */
+static void gpumem_charge_kfree(struct gpumem_charge *c)
+{
+	if (c->cached)
+		kmem_cache_free(gpumem_charge_cache, c);
+	else
+		kfree(c);
+}
+
 static void gpumem_charge_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct gpumem_charge, rcu));
+	gpumem_charge_kfree(container_of(head, struct gpumem_charge, rcu));
+}
+
+/*
+ * Give back a record taken out of the table: to gpumem_charge_pool, to be
+ * used again after a grace period, or freed after one.
+ */
+static void gpumem_charge_recycle(struct gpumem_charge *c)
+{
+	bool kept = false;
+
+	if (c->cached) {
+		spin_lock(&gpumem_charge_pool_lock);
+		if (gpumem_charge_pool_nr < GPUMEM_CHARGE_POOL_MAX) {
+			kept = true;
+			c->pool_next = NULL;
+			if (gpumem_charge_pool_tail)
+				gpumem_charge_pool_tail->pool_next = c;
+			else
+				gpumem_charge_pool = c;
+			gpumem_charge_pool_tail = c;
+			gpumem_charge_pool_nr++;
+			/* read under the lock: the pool's order is the periods' */
+			c->pool_gp = !(gpumem_charge_pool_puts++ % 16) ?
+				     start_poll_synchronize_rcu() :
+				     get_state_synchronize_rcu();
+		}
+		spin_unlock(&gpumem_charge_pool_lock);
+	}
+	if (!kept)
+		call_rcu(&c->rcu, gpumem_charge_free_rcu);
 }
 
 /*
@@ -288,7 +382,7 @@ static void gpumem_charge_free_rcu(struct rcu_head *head)
 static void gpumem_charge_free(struct gpumem_charge *c)
 {
 	put_pid(c->owner);
-	kfree(c);
+	gpumem_charge_kfree(c);
 }
 
 /*
@@ -673,9 +767,9 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 		else
 			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		/* table readers may still look at it */
-		call_rcu(&c->rcu, gpumem_charge_free_rcu);
+		gpumem_charge_recycle(c);
 	} else {
-		kfree(c);
+		gpumem_charge_kfree(c);
 	}
 }
 
@@ -1202,7 +1296,7 @@ int gpumem_charge_init(void)
 				  GPUMEM_CHARGE_DEPTH * sizeof(u64) +
 				  GPUMEM_LIMITS_NODES(GPUMEM_CHARGE_DEPTH) *
 				  sizeof(struct gpumem_cg_node *),
-				  0, 0, NULL);
+				  0, 0, gpumem_charge_ctor);
 	if (!gpumem_charge_cache)
 		return -ENOMEM;
 	ret = rhashtable_init(&gpumem_charges, &gpumem_charge_params);
@@ -1230,6 +1324,15 @@ void gpumem_charge_exit(void)
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
 	rcu_barrier();	/* call_rcu() of released records */
+	synchronize_rcu();	/* nobody looks at the pool's records any more */
+	while (gpumem_charge_pool) {
+		struct gpumem_charge *c = gpumem_charge_pool;
+
+		gpumem_charge_pool = c->pool_next;
+		gpumem_charge_kfree(c);
+	}
+	gpumem_charge_pool_tail = NULL;
+	gpumem_charge_pool_nr = 0;
 	kmem_cache_destroy(gpumem_charge_cache);
 	xa_for_each(&gpumem_unattr, minor, u)
 		kfree(u);
