@@ -102,8 +102,6 @@
  * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
  * @rcu: for freeing after the table's readers
- * @pool_next: the next record in gpumem_charge_pool (instead of @rcu)
- * @pool_gp: the RCU grace period that must end before its reuse
  * @lock: protects @obj, @owner, @pu, @since, @dead, @reported, @evictor and
  *	@evict_at
  * @res: the resource (a key only: never dereferenced)
@@ -136,10 +134,9 @@
  *	@evict_at + HZ are the eviction's, not requests
  * @evict_at: jiffies when @evictor was set
  * @depth: number of entries in @cgids
- * @cached: from gpumem_charge_cache (room for GPUMEM_CHARGE_DEPTH levels),
- *	not kmalloc
- * @nodes: the limits' counters a counted placement is charged to
- *	(GPUMEM_LIMITS_NODES(@depth), after @cgids in the same allocation)
+ * @room: room for this many levels in @cgids; after them, room for the
+ *	GPUMEM_LIMITS_NODES(@room) limits' counters a counted placement is
+ *	charged to (gpumem_charge_nodes())
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
  * Everything but @obj, @owner, @pu, @since, @dead, @reported, @evictor and
@@ -147,35 +144,28 @@
  */
 struct gpumem_charge {
 	struct rhash_head rnode;
-	union {
-		struct rcu_head rcu;
-		struct {	/* in gpumem_charge_pool */
-			struct gpumem_charge *pool_next;
-			unsigned long pool_gp;
-		};
-	};
+	struct rcu_head rcu;
 	spinlock_t lock;	/* see above */
+	int minor;
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	u64 bytes;
-	int minor;
+	pid_t tgid;
 	u8 region;
 	bool counted;
 	bool unattributed;
 	bool unattr_bytes;
-	pid_t tgid;
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	unsigned long dead;
 	const struct ttm_resource *prev;
-	bool reported;
 	const struct task_struct *evictor;
 	unsigned long evict_at;
-	u32 depth;
-	bool cached;
-	struct gpumem_cg_node **nodes;
+	bool reported;
+	u16 depth;
+	u16 room;
 	u64 cgids[];
 };
 
@@ -207,32 +197,11 @@ static const struct rhashtable_params gpumem_charge_params = {
 };
 
 /*
- * Records of owners up to this many cgroup levels deep (the root counts)
- * come from gpumem_charge_cache; deeper ones from kmalloc.
+ * The most cgroup levels (the root counts) a record holds: a placement for
+ * an owner deeper than that goes uncharged, as when gpumem is out of memory.
  */
-#define GPUMEM_CHARGE_DEPTH	6
-/*
- * With a constructor: the slab does not zero its objects on allocation
- * (init_on_alloc, on in distribution kernels, would clear a whole record,
- * a few hundred bytes, for every placement); gpumem_charge_alloc() sets
- * every field it reads.
- */
-static struct kmem_cache *gpumem_charge_cache;
+#define GPUMEM_CHARGE_MAX_DEPTH	U16_MAX
 
-/*
- * Records out of the table wait here for the end of a grace period (the
- * table's readers) and are then used again, oldest first, instead of going
- * back to the slab through call_rcu() and coming out of it again (the
- * slab's path costs as much as the rest of a charge): at most
- * GPUMEM_CHARGE_POOL_MAX records (each about 330 bytes), the rest is freed
- * as before. Every 16th record put here asks for a grace period
- * (start_poll_synchronize_rcu()), so that one comes while records wait.
- */
-#define GPUMEM_CHARGE_POOL_MAX	512
-static DEFINE_SPINLOCK(gpumem_charge_pool_lock);
-/* under gpumem_charge_pool_lock: */
-static struct gpumem_charge *gpumem_charge_pool, *gpumem_charge_pool_tail;
-static unsigned int gpumem_charge_pool_nr, gpumem_charge_pool_puts;
 /* Devices being detached (entries of gpumem_detaching), for a cheap test. */
 static atomic_t gpumem_detaching_nr = ATOMIC_INIT(0);
 
@@ -247,142 +216,67 @@ static DEFINE_XARRAY(gpumem_detaching);
 static void gpumem_charge_sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_charge_sweep_work, gpumem_charge_sweep_fn);
 
+/* The limits' counters @c is charged to (filled in by the charge). */
+static struct gpumem_cg_node **gpumem_charge_nodes(struct gpumem_charge *c)
+{
+	return (struct gpumem_cg_node **)&c->cgids[c->room];
+}
+
 /* The limits' view of @c. */
-static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
+static struct gpumem_charge_req gpumem_charge_req(struct gpumem_charge *c)
 {
 	return (struct gpumem_charge_req) {
 		.cgids = c->cgids, .depth = c->depth, .minor = c->minor,
 		.region = c->region, .bytes = c->bytes, .tgid = c->tgid,
-		.comm = c->comm, .nodes = c->nodes,
+		.comm = c->comm, .nodes = gpumem_charge_nodes(c),
 	};
 }
 
 /*
- * A record with room for an owner @depth cgroups deep (nothing filled in
- * but the header, zeroed field by field: a memset of the whole object
- * would cost more than the rest of the charge), or NULL.
+ * A record with room for an owner @room cgroups deep, sized to it (a record
+ * for the usual shallow cgroup fits in 192 bytes: init_on_alloc, on in
+ * distribution kernels, clears every byte of it), with nothing filled in
+ * but its header, or NULL.
  */
-static struct gpumem_charge *gpumem_charge_alloc(u32 depth)
+static struct gpumem_charge *gpumem_charge_alloc(u32 room)
 {
-	struct gpumem_charge *c = NULL;
-	u32 room = depth;
+	struct gpumem_charge *c;
 
-	if (depth <= GPUMEM_CHARGE_DEPTH) {
-		room = GPUMEM_CHARGE_DEPTH;
-		spin_lock(&gpumem_charge_pool_lock);
-		if (gpumem_charge_pool &&
-		    poll_state_synchronize_rcu(gpumem_charge_pool->pool_gp)) {
-			c = gpumem_charge_pool;
-			gpumem_charge_pool = c->pool_next;
-			if (!gpumem_charge_pool)
-				gpumem_charge_pool_tail = NULL;
-			gpumem_charge_pool_nr--;
-		}
-		spin_unlock(&gpumem_charge_pool_lock);
-		if (!c)
-			c = kmem_cache_alloc(gpumem_charge_cache, GFP_KERNEL);
-		if (!c)
-			return NULL;
-		c->cached = true;
-	} else {
-		c = kmalloc(size_add(struct_size(c, cgids, depth),
-				     array_size(GPUMEM_LIMITS_NODES(depth),
-						sizeof(*c->nodes))),
-			    GFP_KERNEL);
-		if (!c)
-			return NULL;
-		c->cached = false;
-		spin_lock_init(&c->lock);
-	}
+	c = kmalloc(size_add(struct_size(c, cgids, room),
+			     array_size(GPUMEM_LIMITS_NODES(room),
+					sizeof(struct gpumem_cg_node *))),
+		    GFP_KERNEL);
+	if (!c)
+		return NULL;
+	spin_lock_init(&c->lock);
+	c->minor = 0;
 	c->res = NULL;
 	c->obj = NULL;
 	c->owner = NULL;
+	c->comm[0] = '\0';
 	c->bytes = 0;
-	c->minor = 0;
+	c->tgid = 0;
 	c->region = 0;
 	c->counted = false;
 	c->unattributed = false;
 	c->unattr_bytes = false;
-	c->tgid = 0;
 	c->pu = NULL;
 	c->since = 0;
 	c->dead = 0;
 	c->prev = NULL;
-	c->reported = false;
 	c->evictor = NULL;
 	c->evict_at = 0;
+	c->reported = false;
 	c->depth = 0;
-	c->comm[0] = '\0';
-	/* filled in by the limits' charge before the uncharge reads them */
-	c->nodes = (struct gpumem_cg_node **)&c->cgids[room];
+	c->room = room;
 	return c;
 }
 
-/* The constructor of gpumem_charge_cache's objects. */
-static void gpumem_charge_ctor(void *p)
-{
-	struct gpumem_charge *c = p;
-
-	spin_lock_init(&c->lock);	/* unlocked again whenever freed */
-}
-
-/*
- * Free a record out of the table after a grace period: call_rcu(), not
- * kfree_rcu(), so that rcu_barrier() at exit waits for it before the cache
- * is destroyed (kfree_rcu()'s batches are not waited for by it before
- * 6.12).
- */
-/* Free @c's memory, wherever it came from. */
-static void gpumem_charge_kfree(struct gpumem_charge *c)
-{
-	if (c->cached)
-		kmem_cache_free(gpumem_charge_cache, c);
-	else
-		kfree(c);
-}
-
-static void gpumem_charge_free_rcu(struct rcu_head *head)
-{
-	gpumem_charge_kfree(container_of(head, struct gpumem_charge, rcu));
-}
-
-/*
- * Give back a record taken out of the table: to gpumem_charge_pool, to be
- * used again after a grace period, or freed after one.
- */
-static void gpumem_charge_recycle(struct gpumem_charge *c)
-{
-	bool kept = false;
-
-	if (c->cached) {
-		spin_lock(&gpumem_charge_pool_lock);
-		if (gpumem_charge_pool_nr < GPUMEM_CHARGE_POOL_MAX) {
-			kept = true;
-			c->pool_next = NULL;
-			if (gpumem_charge_pool_tail)
-				gpumem_charge_pool_tail->pool_next = c;
-			else
-				gpumem_charge_pool = c;
-			gpumem_charge_pool_tail = c;
-			gpumem_charge_pool_nr++;
-			/* read under the lock: the pool's order is the periods' */
-			c->pool_gp = !(gpumem_charge_pool_puts++ % 16) ?
-				     start_poll_synchronize_rcu() :
-				     get_state_synchronize_rcu();
-		}
-		spin_unlock(&gpumem_charge_pool_lock);
-	}
-	if (!kept)
-		call_rcu(&c->rcu, gpumem_charge_free_rcu);
-}
-
-/*
- * Free a record that never entered the table.
- */
+/* Free a record that never entered the table. */
 static void gpumem_charge_free(struct gpumem_charge *c)
 {
 	put_pid(c->owner);
-	gpumem_charge_kfree(c);
+	kfree(c);
 }
 
 /*
@@ -522,29 +416,44 @@ static u32 gpumem_charge_fill(struct gpumem_charge *c, u32 room,
 }
 
 /*
+ * The depth the owner of @place's record will have, for sizing the record
+ * (the owner may change before it is filled in). Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_room(const struct gpumem_placement *place)
+{
+	bool kworker;
+
+	return gpumem_charge_depth(place,
+				   gpumem_charge_owner(place->prev, place->obj),
+				   gpumem_requester(&kworker));
+}
+
+/*
  * A record for @place with its owner filled in (or unattributed), NULL when
  * the placement is a bounce of a buffer without an owner (nothing to
- * carry), or ERR_PTR(-ENOMEM). One pass for owners up to
- * GPUMEM_CHARGE_DEPTH levels deep: the record is allocated first.
+ * carry), or ERR_PTR(-ENOMEM).
  */
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
 	struct gpumem_charge *c;
-	u32 room = GPUMEM_CHARGE_DEPTH, need;
+	u32 room, need;
 
 	/* a bounce of a new buffer: no owner, none to carry */
 	if (!place->prev && place->bounce)
 		return NULL;
+	rcu_read_lock();
+	room = gpumem_charge_room(place);
+	rcu_read_unlock();
 	for (;;) {
-		if (gpumem_fail_charge())
+		if (room > GPUMEM_CHARGE_MAX_DEPTH || gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
 		c = gpumem_charge_alloc(room);
 		if (!c)
 			return ERR_PTR(-ENOMEM);
 		rcu_read_lock();
-		need = gpumem_charge_fill(c, max(room, GPUMEM_CHARGE_DEPTH),
-					  place, forced);
+		need = gpumem_charge_fill(c, room, place, forced);
 		rcu_read_unlock();
 		if (!need)
 			return c;
@@ -767,9 +676,9 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 		else
 			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
 		/* table readers may still look at it */
-		gpumem_charge_recycle(c);
+		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	} else {
-		gpumem_charge_kfree(c);
+		kfree(c);
 	}
 }
 
@@ -1288,21 +1197,7 @@ u64 gpumem_charge_unattributed_records(void)
  */
 int gpumem_charge_init(void)
 {
-	int ret;
-
-	gpumem_charge_cache =
-		kmem_cache_create("gpumem_charge",
-				  sizeof(struct gpumem_charge) +
-				  GPUMEM_CHARGE_DEPTH * sizeof(u64) +
-				  GPUMEM_LIMITS_NODES(GPUMEM_CHARGE_DEPTH) *
-				  sizeof(struct gpumem_cg_node *),
-				  0, 0, gpumem_charge_ctor);
-	if (!gpumem_charge_cache)
-		return -ENOMEM;
-	ret = rhashtable_init(&gpumem_charges, &gpumem_charge_params);
-	if (ret)
-		kmem_cache_destroy(gpumem_charge_cache);
-	return ret;
+	return rhashtable_init(&gpumem_charges, &gpumem_charge_params);
 }
 
 static void gpumem_charge_destroy(void *ptr, void *arg)
@@ -1323,17 +1218,7 @@ void gpumem_charge_exit(void)
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
-	rcu_barrier();	/* call_rcu() of released records */
-	synchronize_rcu();	/* nobody looks at the pool's records any more */
-	while (gpumem_charge_pool) {
-		struct gpumem_charge *c = gpumem_charge_pool;
-
-		gpumem_charge_pool = c->pool_next;
-		gpumem_charge_kfree(c);
-	}
-	gpumem_charge_pool_tail = NULL;
-	gpumem_charge_pool_nr = 0;
-	kmem_cache_destroy(gpumem_charge_cache);
+	rcu_barrier();	/* kfree_rcu() of released records */
 	xa_for_each(&gpumem_unattr, minor, u)
 		kfree(u);
 	xa_destroy(&gpumem_unattr);
