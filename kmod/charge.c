@@ -675,7 +675,6 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 			atomic_long_dec(&gpumem_unattr_records);
 		else
 			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
-		/* table readers may still look at it */
 		kfree_rcu(c, rcu);	/* table readers may still look at it */
 	} else {
 		kfree(c);
@@ -703,14 +702,20 @@ static void gpumem_charge_catch_up(struct gpumem_charge *c)
 {
 	struct gpumem_charge *o;
 	unsigned long dead = 0;
-	bool reported = false;
+	bool reported = false, alive;
 
+	if (!c->prev)
+		return;
 	/*
 	 * Both marks are set only once the owner's thread group is gone (its
 	 * pid has no task: for good). Its process alive now, it was alive
-	 * before: nothing was marked.
+	 * before: nothing was marked. (Under @c's lock: a detaching device's
+	 * walk may finish @c, and put its owner, meanwhile.)
 	 */
-	if (!c->prev || !c->owner || pid_has_task(c->owner, PIDTYPE_TGID))
+	spin_lock(&c->lock);
+	alive = !c->owner || pid_has_task(c->owner, PIDTYPE_TGID);
+	spin_unlock(&c->lock);
+	if (alive)
 		return;
 	rcu_read_lock();
 	o = gpumem_charge_owner(c->prev, READ_ONCE(c->obj));
