@@ -73,6 +73,7 @@
  * charge_failed (hooks.c counts those gpumem_charge_new() failed).
  */
 #include <linux/cgroup.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
@@ -133,8 +134,9 @@
  *	@evict_at + HZ are the eviction's, not requests
  * @evict_at: jiffies when @evictor was set
  * @depth: number of entries in @cgids
- * @nodes: the limits' counters a counted placement is charged to
- *	(GPUMEM_LIMITS_NODES(@depth), after @cgids in the same allocation)
+ * @room: room for this many levels in @cgids; after them, room for the
+ *	GPUMEM_LIMITS_NODES(@room) limits' counters a counted placement is
+ *	charged to (gpumem_charge_nodes())
  * @cgids: the owning cgroup, then its ancestors up to the root
  *
  * Everything but @obj, @owner, @pu, @since, @dead, @reported, @evictor and
@@ -144,35 +146,64 @@ struct gpumem_charge {
 	struct rhash_head rnode;
 	struct rcu_head rcu;
 	spinlock_t lock;	/* see above */
+	int minor;
 	struct ttm_resource *res;
 	const struct drm_gem_object *obj;
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	u64 bytes;
-	int minor;
+	pid_t tgid;
 	u8 region;
 	bool counted;
 	bool unattributed;
 	bool unattr_bytes;
-	pid_t tgid;
 	struct gpumem_proc_usage *pu;
 	unsigned long since;
 	unsigned long dead;
 	const struct ttm_resource *prev;
-	bool reported;
 	const struct task_struct *evictor;
 	unsigned long evict_at;
-	u32 depth;
-	struct gpumem_cg_node **nodes;
+	bool reported;
+	u16 depth;
+	u16 room;
 	u64 cgids[];
 };
+
+/*
+ * The table's hash of a resource pointer: a multiplication (hash_long), not
+ * the generic jhash of the key's bytes; every placement and free hashes
+ * once or twice.
+ */
+static u32 gpumem_charge_hash(const void *data, u32 len, u32 seed)
+{
+	return hash_long(*(const unsigned long *)data ^ seed, 32);
+}
+
+static int gpumem_charge_cmp(struct rhashtable_compare_arg *arg,
+			     const void *obj)
+{
+	const struct gpumem_charge *c = obj;
+
+	return c->res != *(struct ttm_resource * const *)arg->key;
+}
 
 static const struct rhashtable_params gpumem_charge_params = {
 	.key_len = sizeof(struct ttm_resource *),
 	.key_offset = offsetof(struct gpumem_charge, res),
 	.head_offset = offsetof(struct gpumem_charge, rnode),
 	.automatic_shrinking = true,
+	.hashfn = gpumem_charge_hash,
+	.obj_cmpfn = gpumem_charge_cmp,
 };
+
+/*
+ * The most cgroup levels (the root counts) a record holds: a placement for
+ * an owner deeper than that goes uncharged, as when gpumem is out of memory.
+ */
+#define GPUMEM_CHARGE_MAX_DEPTH	U16_MAX
+
+/* Devices being detached (entries of gpumem_detaching), for a cheap test. */
+static atomic_t gpumem_detaching_nr = ATOMIC_INIT(0);
 
 static struct rhashtable gpumem_charges;
 static DEFINE_MUTEX(gpumem_charges_walk_lock);
@@ -185,14 +216,60 @@ static DEFINE_XARRAY(gpumem_detaching);
 static void gpumem_charge_sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_charge_sweep_work, gpumem_charge_sweep_fn);
 
+/* The limits' counters @c is charged to (filled in by the charge). */
+static struct gpumem_cg_node **gpumem_charge_nodes(struct gpumem_charge *c)
+{
+	return (struct gpumem_cg_node **)&c->cgids[c->room];
+}
+
 /* The limits' view of @c. */
-static struct gpumem_charge_req gpumem_charge_req(const struct gpumem_charge *c)
+static struct gpumem_charge_req gpumem_charge_req(struct gpumem_charge *c)
 {
 	return (struct gpumem_charge_req) {
 		.cgids = c->cgids, .depth = c->depth, .minor = c->minor,
 		.region = c->region, .bytes = c->bytes, .tgid = c->tgid,
-		.comm = c->comm, .nodes = c->nodes,
+		.comm = c->comm, .nodes = gpumem_charge_nodes(c),
 	};
+}
+
+/*
+ * A record with room for an owner @room cgroups deep, sized to it (a record
+ * for the usual shallow cgroup fits in 192 bytes: init_on_alloc, on in
+ * distribution kernels, clears every byte of it), with nothing filled in
+ * but its header, or NULL.
+ */
+static struct gpumem_charge *gpumem_charge_alloc(u32 room)
+{
+	struct gpumem_charge *c;
+
+	c = kmalloc(size_add(struct_size(c, cgids, room),
+			     array_size(GPUMEM_LIMITS_NODES(room),
+					sizeof(struct gpumem_cg_node *))),
+		    GFP_KERNEL);
+	if (!c)
+		return NULL;
+	spin_lock_init(&c->lock);
+	c->minor = 0;
+	c->res = NULL;
+	c->obj = NULL;
+	c->owner = NULL;
+	c->comm[0] = '\0';
+	c->bytes = 0;
+	c->tgid = 0;
+	c->region = 0;
+	c->counted = false;
+	c->unattributed = false;
+	c->unattr_bytes = false;
+	c->pu = NULL;
+	c->since = 0;
+	c->dead = 0;
+	c->prev = NULL;
+	c->evictor = NULL;
+	c->evict_at = 0;
+	c->reported = false;
+	c->depth = 0;
+	c->room = room;
+	return c;
 }
 
 /* Free a record that never entered the table. */
@@ -276,8 +353,80 @@ static bool gpumem_charge_own(struct gpumem_charge *c, struct task_struct *t,
 		return false;	/* exiting: asked again, it is nobody's */
 	c->depth = d;
 	c->tgid = task_tgid_nr(t);
-	get_task_comm(c->comm, t->group_leader);
+	/*
+	 * Without the task lock (get_task_comm() takes it up to 6.12, not
+	 * since): a rename racing with this may give a mix of both names,
+	 * always terminated, as any lockless reader of ->comm sees it.
+	 */
+	strscpy_pad(c->comm, t->group_leader->comm, sizeof(c->comm));
 	return true;
+}
+
+/*
+ * The depth of the owner @place's record will have: that of the record of
+ * the buffer's current placement @o (0: unattributed), 0 for a buffer
+ * placed without a record (before gpumem was loaded: ownerless, and so it
+ * stays, whoever moves it) or made by nobody (a kernel placement), or the
+ * depth of the requester @t's cgroup for a new buffer. Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_depth(const struct gpumem_placement *place,
+			       const struct gpumem_charge *o,
+			       struct task_struct *t)
+{
+	if (o)
+		return o->depth;
+	if (place->prev || !t)
+		return 0;
+	return task_dfl_cgroup(t)->level + 1;
+}
+
+/*
+ * Fill @c (room for @room levels) for @place: its owner (or unattributed).
+ * Returns the depth @c needs when it has too little room, 0 when filled,
+ * or U32_MAX when the owner changed under it (try again). Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_fill(struct gpumem_charge *c, u32 room,
+			      const struct gpumem_placement *place,
+			      bool *forced)
+{
+	struct gpumem_charge *o;
+	struct task_struct *t;
+	bool kworker;
+	u32 depth;
+
+	/*
+	 * @prev's record is made when @prev is allocated, under the
+	 * reservation the caller holds: without one now, it has none.
+	 */
+	o = gpumem_charge_owner(place->prev, place->obj);
+	t = gpumem_requester(&kworker);
+	depth = gpumem_charge_depth(place, o, t);
+	if (depth > room)
+		return depth;
+	if (o)
+		return gpumem_charge_inherit(c, o, forced) ? 0 : U32_MAX;
+	if (!depth) {
+		c->unattributed = true;
+		return 0;
+	}
+	*forced = false;
+	return gpumem_charge_own(c, t, depth) ? 0 : U32_MAX;
+}
+
+/*
+ * The depth the owner of @place's record will have, for sizing the record
+ * (the owner may change before it is filled in). Caller holds
+ * rcu_read_lock().
+ */
+static u32 gpumem_charge_room(const struct gpumem_placement *place)
+{
+	bool kworker;
+
+	return gpumem_charge_depth(place,
+				   gpumem_charge_owner(place->prev, place->obj),
+				   gpumem_requester(&kworker));
 }
 
 /*
@@ -288,63 +437,30 @@ static bool gpumem_charge_own(struct gpumem_charge *c, struct task_struct *t,
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
-	struct gpumem_charge *c, *o;
-	struct task_struct *t;
-	bool done, had_owner, kworker;
-	u32 depth;
+	struct gpumem_charge *c;
+	u32 room, need;
 
+	/* a bounce of a new buffer: no owner, none to carry */
+	if (!place->prev && place->bounce)
+		return NULL;
+	rcu_read_lock();
+	room = gpumem_charge_room(place);
+	rcu_read_unlock();
 	for (;;) {
-		rcu_read_lock();
-		o = gpumem_charge_owner(place->prev, place->obj);
-		/*
-		 * @prev's record is made when @prev is allocated, under the
-		 * reservation the caller holds: without one now, it has none.
-		 * A placed buffer without one was placed before gpumem was
-		 * loaded (or gpumem could not record it): ownerless, and so it
-		 * stays, whoever moves it.
-		 */
-		had_owner = o;
-		t = gpumem_requester(&kworker);
-		if (o)
-			depth = o->depth;	/* 0: unattributed */
-		else if (place->prev)
-			depth = 0;
-		else if (place->bounce)
-			depth = U32_MAX;	/* no owner, none to carry */
-		else if (t)
-			depth = task_dfl_cgroup(t)->level + 1;
-		else
-			depth = 0;	/* a kernel placement: nobody's */
-		rcu_read_unlock();
-		if (depth == U32_MAX)
-			return NULL;
-		if (gpumem_fail_charge())
+		if (room > GPUMEM_CHARGE_MAX_DEPTH || gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
-		c = kzalloc(size_add(struct_size(c, cgids, depth),
-				     array_size(GPUMEM_LIMITS_NODES(depth),
-						sizeof(*c->nodes))),
-			    GFP_KERNEL);
+		c = gpumem_charge_alloc(room);
 		if (!c)
 			return ERR_PTR(-ENOMEM);
-		spin_lock_init(&c->lock);
-		c->nodes = (struct gpumem_cg_node **)&c->cgids[depth];
 		rcu_read_lock();
-		if (had_owner) {
-			o = gpumem_charge_owner(place->prev, place->obj);
-			done = o && o->depth == depth &&
-			       gpumem_charge_inherit(c, o, forced);
-		} else if (depth) {
-			t = gpumem_requester(&kworker);
-			*forced = false;
-			done = t && gpumem_charge_own(c, t, depth);
-		} else {
-			c->unattributed = true;
-			done = true;
-		}
+		need = gpumem_charge_fill(c, room, place, forced);
 		rcu_read_unlock();
-		if (done)
+		if (!need)
 			return c;
-		kfree(c);	/* the owner's record went, or a cgroup moved */
+		/* the owner's record went, or a cgroup moved: again */
+		gpumem_charge_free(c);
+		if (need != U32_MAX)
+			room = need;
 	}
 }
 
@@ -473,13 +589,6 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		*chargep = c;
 		return 0;
 	}
-	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
-		c->pu = gpumem_proc_usage_get(c->owner, c->comm, c->minor);
-		if (!c->pu) {
-			gpumem_charge_free(c);
-			return -ENOMEM;
-		}
-	}
 	req = gpumem_charge_req(c);
 	req.forced = forced;
 	/* the event names the owner, and the task that asked if another */
@@ -488,12 +597,21 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		req.comm = NULL;	/* the requesting thread's name */
 	ret = gpumem_limits_charge(&req, place->quiet);
 	if (ret) {
-		gpumem_proc_usage_put(c->pu);
 		gpumem_charge_free(c);
 		return ret;
 	}
-	if (c->pu)
-		gpumem_proc_usage_charge(c->pu, c->region, c->bytes);
+	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
+		/* its reference and its count in one step */
+		c->pu = gpumem_proc_usage_get_charge(c->owner, c->comm,
+						     c->minor, c->region,
+						     c->bytes);
+		if (!c->pu) {
+			/* nothing recorded: give the limits back */
+			gpumem_limits_uncharge(&req);
+			gpumem_charge_free(c);
+			return -ENOMEM;
+		}
+	}
 	*chargep = c;
 	return 0;
 }
@@ -584,9 +702,20 @@ static void gpumem_charge_catch_up(struct gpumem_charge *c)
 {
 	struct gpumem_charge *o;
 	unsigned long dead = 0;
-	bool reported = false;
+	bool reported = false, alive;
 
 	if (!c->prev)
+		return;
+	/*
+	 * Both marks are set only once the owner's thread group is gone (its
+	 * pid has no task: for good). Its process alive now, it was alive
+	 * before: nothing was marked. (Under @c's lock: a detaching device's
+	 * walk may finish @c, and put its owner, meanwhile.)
+	 */
+	spin_lock(&c->lock);
+	alive = !c->owner || pid_has_task(c->owner, PIDTYPE_TGID);
+	spin_unlock(&c->lock);
+	if (alive)
 		return;
 	rcu_read_lock();
 	o = gpumem_charge_owner(c->prev, READ_ONCE(c->obj));
@@ -671,13 +800,19 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	 * takes the record back (its free may bypass gpumem from now on).
 	 */
 	smp_mb();
-	if (xa_load(&gpumem_detaching, charge->minor)) {
+	if (atomic_read(&gpumem_detaching_nr) &&
+	    xa_load(&gpumem_detaching, charge->minor)) {
 		if (gpumem_charge_unlink(charge))
 			gpumem_charge_finish(charge, true);
 		return;
 	}
-	/* queue, never postpone: steady allocation must not starve the sweep */
-	if (charge->pu)
+	/*
+	 * Queue, never postpone: steady allocation must not starve the sweep.
+	 * Pending, it has not started (the pending bit is cleared before the
+	 * work runs, with a full barrier; this record was linked before the
+	 * smp_mb() above): its walk will see this record.
+	 */
+	if (charge->pu && !delayed_work_pending(&gpumem_charge_sweep_work))
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
 }
@@ -772,6 +907,8 @@ int gpumem_charge_device_inert(int minor)
 	mutex_lock(&gpumem_charges_walk_lock);
 	ret = xa_err(xa_store(&gpumem_detaching, minor, xa_mk_value(1),
 			      GFP_KERNEL));
+	if (!ret)
+		atomic_inc(&gpumem_detaching_nr);
 	smp_mb();	/* pairs with gpumem_charge_commit() */
 	if (!ret)
 		gpumem_charge_walk(gpumem_charge_make_inert, &minor);
@@ -789,7 +926,8 @@ void gpumem_charge_forget_device(int minor)
 {
 	mutex_lock(&gpumem_charges_walk_lock);
 	gpumem_charge_walk(gpumem_charge_on_device, &minor);
-	xa_erase(&gpumem_detaching, minor);
+	if (xa_erase(&gpumem_detaching, minor))
+		atomic_dec(&gpumem_detaching_nr);
 	mutex_unlock(&gpumem_charges_walk_lock);
 }
 

@@ -190,7 +190,13 @@ static void gpumem_cg_put(struct gpumem_cg_node *n)
 	n->self = 0;
 	memset(&n->leak, 0, sizeof(n->leak));
 	n->idle_since = jiffies;
-	queue_delayed_work(system_wq, &gpumem_cg_reap_work, GPUMEM_CG_IDLE);
+	/*
+	 * Pending, the reaper has not started: it takes gpumem_limits_lock
+	 * after this, sees @n unused, and comes back for it.
+	 */
+	if (!delayed_work_pending(&gpumem_cg_reap_work))
+		queue_delayed_work(system_wq, &gpumem_cg_reap_work,
+				   GPUMEM_CG_IDLE);
 }
 
 /* Free the nodes unused for GPUMEM_CG_IDLE; again while any is unused. */
@@ -375,6 +381,54 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 	return 0;
 }
 
+/*
+ * The common case in one step, with nothing to report: every node exists,
+ * and none is at a limit (max or high) the placement would cross. Charges
+ * every level and returns true; false (nothing changed) when the full
+ * check is needed. Caller holds gpumem_limits_lock. Kept apart from
+ * gpumem_limits_try(), whose event buffers (zeroed on every call by
+ * kernels built with CONFIG_INIT_STACK_ALL_ZERO) cost more than the rest.
+ */
+static bool gpumem_limits_try_fast(const struct gpumem_charge_req *c)
+{
+	struct gpumem_cg_node *n;
+	u32 d, s, i;
+
+	if (!c->nodes)
+		return false;
+	for (d = 0; d < c->depth; d++) {
+		for (s = 0; s < 2; s++) {
+			n = gpumem_cg_find(c->cgids[d],
+					   s ? GPUMEM_ALL_DEVICES : c->minor,
+					   c->region);
+			if (!n || c->bytes > U64_MAX - n->row.usage)
+				return false;
+			if (n->row.has_limit &&
+			    (gpumem_over(n->row.usage, c->bytes, n->row.max) ||
+			     (!n->above_high &&
+			      gpumem_over(n->row.usage, c->bytes, n->row.high))))
+				return false;
+			c->nodes[2 * d + s] = n;
+		}
+	}
+	for (i = 0; i < GPUMEM_LIMITS_NODES(c->depth); i++) {
+		n = c->nodes[i];
+		gpumem_cg_use(n);
+		n->charges++;
+		n->row.usage += c->bytes;
+		if (!i)
+			n->self += c->bytes;
+	}
+	return true;
+}
+
+/*
+ * gpumem_limits_charge() without the fast path (out of line: see
+ * gpumem_limits_try_fast()).
+ */
+static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *req,
+					      bool quiet);
+
 /**
  * gpumem_limits_charge() - check a placement against every limit, charge it
  * @req: the placement and the cgroup (with its ancestors) it is charged to
@@ -390,6 +444,17 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
  *	-ENOMEM (nothing charged).
  */
 int gpumem_limits_charge(const struct gpumem_charge_req *req, bool quiet)
+{
+	bool done;
+
+	spin_lock(&gpumem_limits_lock);
+	done = gpumem_limits_try_fast(req);
+	spin_unlock(&gpumem_limits_lock);
+	return done ? 0 : gpumem_limits_charge_full(req, quiet);
+}
+
+static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *req,
+					      bool quiet)
 {
 	struct gpumem_quota_event ev[GPUMEM_MAX_EVENTS];
 	int nev = 0, ret = 0, tries, i;

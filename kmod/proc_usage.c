@@ -123,8 +123,34 @@ static struct gpumem_proc_usage *gpumem_pu_find(const struct pid *pid,
 struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 						const char *comm, int minor)
 {
+	char name[TASK_COMM_LEN];
+
+	strscpy_pad(name, comm, sizeof(name));
+	return gpumem_proc_usage_get_charge(pid, name, minor, 0, 0);
+}
+
+/**
+ * gpumem_proc_usage_get_charge() - gpumem_proc_usage_get() and
+ *	gpumem_proc_usage_charge() in one step
+ * @pid: as for gpumem_proc_usage_get()
+ * @comm: the command name, TASK_COMM_LEN bytes (terminated)
+ * @minor: the device
+ * @region: enum gpumem_region of the placement to count
+ * @bytes: its size (0: count nothing, only take the reference)
+ *
+ * Context: may sleep.
+ * Return: the counters with a reference and the placement counted (give
+ *	both back with gpumem_proc_usage_uncharge()), or NULL when out of
+ *	memory (nothing counted).
+ */
+struct gpumem_proc_usage *
+gpumem_proc_usage_get_charge(struct pid *pid, const char comm[TASK_COMM_LEN],
+			     int minor, u8 region, u64 bytes)
+{
 	struct gpumem_proc_usage *pu, *fresh = NULL;
 
+	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
+		return NULL;
 	for (;;) {
 		spin_lock(&gpumem_pu_lock);
 		pu = gpumem_pu_find(pid, minor);
@@ -139,8 +165,13 @@ struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 				 gpumem_pu_key(pid, minor));
 		}
 		if (pu && !pu->refs++) {	/* new, or unused until now */
-			strscpy(pu->comm, comm, sizeof(pu->comm));
+			memcpy(pu->comm, comm, sizeof(pu->comm));
+			pu->comm[TASK_COMM_LEN - 1] = '\0';
 			gpumem_pu_nodes++;
+		}
+		if (pu && bytes) {
+			pu->bytes[region] += bytes;
+			pu->bos++;
 		}
 		spin_unlock(&gpumem_pu_lock);
 		if (pu)
@@ -173,8 +204,14 @@ static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
 			pu->bos = 0;
 			memset(pu->leak, 0, sizeof(pu->leak));
 			pu->idle_since = jiffies;
-			queue_delayed_work(system_wq, &gpumem_pu_reap_work,
-					   GPUMEM_PU_IDLE);
+			/*
+			 * Pending, the reaper has not started: it takes this
+			 * lock after this node is unused, and comes back.
+			 */
+			if (!delayed_work_pending(&gpumem_pu_reap_work))
+				queue_delayed_work(system_wq,
+						   &gpumem_pu_reap_work,
+						   GPUMEM_PU_IDLE);
 		} else {
 			hash_del(&pu->hnode);
 			freed = true;

@@ -39,6 +39,9 @@ struct gpumem_proc_usage_row {
 
 struct gpumem_proc_usage *gpumem_proc_usage_get(struct pid *pid,
 						const char *comm, int minor);
+struct gpumem_proc_usage *
+gpumem_proc_usage_get_charge(struct pid *pid, const char comm[TASK_COMM_LEN],
+			     int minor, u8 region, u64 bytes);
 void gpumem_proc_usage_put(struct gpumem_proc_usage *pu);
 bool gpumem_proc_usage_exited(const struct gpumem_proc_usage *pu);
 void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,

@@ -85,9 +85,9 @@ static struct gpumem_charge *ot_record_new(struct kunit *test,
 	struct gpumem_charge *c;
 	bool forced, ok;
 
-	c = kzalloc(struct_size(c, cgids, 2), GFP_KERNEL);
+	/* room for two levels and the counters they are charged to */
+	c = gpumem_charge_alloc(2);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	spin_lock_init(&c->lock);
 	if (from) {	/* a new placement of the same buffer */
 		rcu_read_lock();
 		ok = gpumem_charge_inherit(c, from, &forced);

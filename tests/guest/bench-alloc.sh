@@ -3,7 +3,7 @@
 # 1. A BO create+destroy loop (qxl VRAM, 64 KiB BOs, N=2000) timed by
 #    quota-alloc churn, gpumem not loaded vs loaded with a limit (never
 #    reached) on the loop's cgroup, alternating, ROUNDS rounds; prints the
-#    medians and their ratio (goal <= 1.02).
+#    medians and their ratio (goal <= 1.05).
 # 2. The latency of a denied allocation (64 KiB over a 1-byte limit) with
 #    qxl VRAM full of another cgroup's buffers (TTM walks them looking for
 #    something to evict, the eviction guard refuses each), against the same
@@ -74,7 +74,7 @@ echo "bench-alloc: create+destroy 64 KiB qxl VRAM BO, n=$n, $rounds rounds (medi
 echo "bench-alloc:   gpumem not loaded:         $moff ns/op median, loop $((toff / 1000000)) ms"
 echo "bench-alloc:   loaded, limit 1 GiB set:   $mon ns/op median, loop $((ton / 1000000)) ms (usage after: $usage)"
 awk -v a="$mon" -v b="$moff" -v c="$ton" -v d="$toff" 'BEGIN {
-	printf "bench-alloc:   ratio loaded/not loaded = %.3f per op (median), %.3f per loop (goal <= 1.02)\n", a / b, c / d }'
+	printf "bench-alloc:   ratio loaded/not loaded = %.3f per op (median), %.3f per loop (goal <= 1.05)\n", a / b, c / d }'
 "$CTL" limit clear "$L" >/dev/null
 
 # --- part 3: parallel loops ---------------------------------------------------
