@@ -862,6 +862,7 @@ static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
 	struct gpumem_hook_stats hs;
 	unsigned int i;
 
+	gpumem_events_flush();	/* sent + lost: every number taken so far */
 	gpumem_hook_stats_read(&hs);
 	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
 		if (gpumem_nl_put_u64(msg, gpumem_nl_hook_attrs[i], hs.count[i],
@@ -1236,9 +1237,21 @@ static int gpumem_nl_put_orphaned(struct sk_buff *msg,
 
 /*
  * The events sink (events.c numbers the events and calls us in order).
- * prepare builds the whole message but its sequence number, outside any
- * lock; send adds the number and multicasts, under events.c's spinlock.
+ * accept runs where the event happens (maybe inside a TTM allocation: no
+ * sleep, no lookup): is anybody listening, and the fault injection point.
+ * prepare runs in events.c's worker, a kernel thread in the initial
+ * namespaces: it builds the whole message but its sequence number and
+ * resolves the cgroup path (a direct lookup there, no round trip), and
+ * may sleep; send adds the number and multicasts.
  */
+static int gpumem_nl_event_accept(const struct gpumem_quota_event *ev)
+{
+	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
+				GPUMEM_NLGRP_EVENTS))
+		return -ENOENT;
+	return gpumem_fail_event() ? -ENOMEM : 0;
+}
+
 static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 {
 	struct sk_buff *msg;
@@ -1248,10 +1261,9 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
 				GPUMEM_NLGRP_EVENTS))
 		return ERR_PTR(-ENOENT);
-	/* no sleep or reclaim: the caller may be inside a TTM allocation */
-	if (gpumem_fail_event() || ev->lost)
+	if (ev->lost)
 		return NULL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;
 	hdr = genlmsg_put(msg, 0, 0, &gpumem_nl_family, 0,
@@ -1303,7 +1315,7 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	     nla_put_string(msg, GPUMEM_A_EVENT_REQ_COMM, ev->req_comm)))
 		goto drop;
 	if (ev->cgid) {
-		char *path = kmalloc(PATH_MAX, GFP_NOWAIT | __GFP_NOWARN);
+		char *path = kmalloc(PATH_MAX, GFP_KERNEL);
 
 		if (path && gpumem_cgroup_path(ev->cgid, path, PATH_MAX) &&
 		    nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, path)) {
@@ -1337,6 +1349,7 @@ static int gpumem_nl_event_send(void *data, u64 seq)
 }
 
 static const struct gpumem_event_sink gpumem_nl_event_sink = {
+	.accept = gpumem_nl_event_accept,
 	.prepare = gpumem_nl_event_prepare,
 	.send = gpumem_nl_event_send,
 };
