@@ -304,7 +304,9 @@ static int gpumem_table_open(struct inode *inode, struct file *file)
 	struct gpumem_snapshot *snap;
 	struct gpumem_seq *s;
 
-	snap = gpumem_snapshot_take(table->snap_flags);
+	/* kept until the file is closed: capped like a dump */
+	snap = gpumem_snapshot_take_filtered(table->snap_flags, NULL,
+					     gpumem_snapshot_max_bytes());
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	s = __seq_open_private(file, &gpumem_seq_ops, sizeof(*s));

@@ -56,6 +56,7 @@
 #include "leak.h"
 #include "limits.h"
 #include "proc_usage.h"
+#include "snapshot.h"
 
 /* The bounds of leak_window_ms (but 0) and leak_windows. */
 #define GPUMEM_LEAK_WINDOW_MIN_MS	100
@@ -472,7 +473,7 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
 	int tries;
 
 	for (tries = 0; tries < GPUMEM_LEAK_LIST_TRIES; tries++) {
-		hits = kvcalloc(cap, sizeof(*hits), GFP_KERNEL);
+		hits = kvcalloc(cap, sizeof(*hits), GFP_KERNEL_ACCOUNT);
 		if (!hits)
 			return -ENOMEM;
 		np = gpumem_proc_usage_suspects(hits, cap);
@@ -492,6 +493,7 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
 
 /**
  * gpumem_leak_list_take() - list the leak suspects now
+ * @max_bytes: the most the list may keep (0: no cap)
  *
  * A suspect is a process's usage, or a cgroup's own processes' usage, on one
  * device and region whose floor rose for leak_windows windows in a row and
@@ -499,12 +501,16 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
  * raised or consumed. Pids and cgroup paths are the host's. Empty while
  * detection is off (leak_window_ms 0).
  *
+ * The list is charged to the caller's memory cgroup and, with @max_bytes,
+ * capped: a list kept for a reader (debugfs, leak-get) keeps at most
+ * dump_max_bytes of rows and cgroup paths.
+ *
  * Context: process context; may sleep.
- * Return: the list (gpumem_leak_list_free() it) or an ERR_PTR: -ENOMEM, or
+ * Return: the list (gpumem_leak_list_free() it) or an ERR_PTR: -ENOMEM,
  *	-EAGAIN when counters kept becoming suspects faster than they could
- *	be copied.
+ *	be copied, or -EMSGSIZE when it would keep more than @max_bytes.
  */
-struct gpumem_leak_list *gpumem_leak_list_take(void)
+struct gpumem_leak_list *gpumem_leak_list_take(size_t max_bytes)
 {
 	struct gpumem_leak_hit *hits = NULL;
 	struct gpumem_leak_list *list;
@@ -512,11 +518,18 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	char **paths = NULL;
 	u64 *cgids = NULL;
 	long n = 0, i;
+	size_t bytes;
 
 	if (ms) {
 		n = gpumem_leak_gather(&hits);
 		if (n < 0)
 			return ERR_PTR(n);
+	}
+	if (max_bytes && struct_size(list, rows, n) > max_bytes) {
+		for (i = 0; i < n; i++)
+			put_pid(hits[i].pid);
+		kvfree(hits);
+		return ERR_PTR(-EMSGSIZE);
 	}
 	list = kvzalloc(struct_size(list, rows, n), GFP_KERNEL_ACCOUNT);
 	if (n) {
@@ -558,11 +571,19 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	 * without memory for its path, or whose cgroup is gone, has none.
 	 */
 	gpumem_cgroup_paths_ns(cgids, n, NULL, paths);
-	for (i = 0; i < n; i++)
+	bytes = struct_size(list, rows, n);
+	for (i = 0; i < n; i++) {
 		list->rows[i].cgroup = paths[i];	/* the list's now */
+		if (paths[i])
+			bytes += strlen(paths[i]) + 1;
+	}
 	kvfree(paths);
 	kvfree(cgids);
 	kvfree(hits);
+	if (max_bytes && bytes > max_bytes) {
+		gpumem_leak_list_free(list);
+		return ERR_PTR(-EMSGSIZE);
+	}
 	sort(list->rows, n, sizeof(list->rows[0]), gpumem_leak_row_cmp, NULL);
 	return list;
 }
@@ -621,7 +642,8 @@ static int gpumem_leaks_open(struct inode *inode, struct file *file)
 	struct gpumem_leak_list *list;
 	int ret;
 
-	list = gpumem_leak_list_take();
+	/* kept until the file is closed: capped like a dump */
+	list = gpumem_leak_list_take(gpumem_snapshot_max_bytes());
 	if (IS_ERR(list))
 		return PTR_ERR(list);
 	ret = single_open(file, gpumem_leaks_show, list);

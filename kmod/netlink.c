@@ -382,30 +382,12 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 }
 
 /*
- * The most a dump's snapshot may keep: a dump stays until its requester has
- * read it (or closed the socket), so this is what one socket can pin.
- */
-static unsigned long dump_max_bytes = SZ_64M;
-module_param(dump_max_bytes, ulong, 0644);
-MODULE_PARM_DESC(dump_max_bytes, "most bytes of rows a dump (proc-get, buf-get, dev-get) may keep until it is read; a larger one fails with EMSGSIZE (default 64 MiB)");
-
-/* The bytes of rows @snap keeps (its strings are shared per cgroup). */
-static size_t gpumem_nl_snapshot_bytes(const struct gpumem_snapshot *snap)
-{
-	return snap->nr_devs * sizeof(*snap->devs) +
-	       snap->nr_tasks * (sizeof(*snap->task_list) +
-				 sizeof(struct gpumem_task_row)) +
-	       snap->nr_procs * (sizeof(*snap->procs) +
-				 sizeof(struct gpumem_proc_row)) +
-	       snap->cap_bufs * sizeof(*snap->bufs) +
-	       snap->cap_holders * sizeof(*snap->holders);
-}
-
-/*
  * Take the dump's snapshot: whole, or (@filter, a charged view) only the
  * rows the request asks for, so that a filtered dump costs what it returns.
- * It is charged to the requester (its memory cgroup) while it is made, and
- * kept only up to dump_max_bytes.
+ * It is charged to the requester (its memory cgroup) and capped at
+ * dump_max_bytes (snapshot.c) while it is made and kept: a dump stays until
+ * its requester has read it (or closed the socket), so this is what one
+ * socket can pin. A walk that reaches the cap stops there.
  */
 static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				unsigned int snap_flags,
@@ -418,7 +400,8 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
 	if (st)
-		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
+		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter,
+						gpumem_snapshot_max_bytes());
 	if (estimate)	/* settle what the walk cost */
 		gpumem_budget_charge(NETLINK_CB(cb->skb).creds.uid,
 				     st && !IS_ERR(st->snap) ? st->snap->work : 0,
@@ -428,13 +411,9 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	xa_init(&st->cgroup_match);
 	xa_init(&st->nspids);
 	xa_init(&st->nspaths);
-	if (!IS_ERR(st->snap) &&
-	    gpumem_nl_snapshot_bytes(st->snap) > READ_ONCE(dump_max_bytes)) {
-		gpumem_snapshot_free(st->snap);
-		st->snap = ERR_PTR(-EMSGSIZE);
+	if (PTR_ERR_OR_ZERO(st->snap) == -EMSGSIZE)
 		NL_SET_ERR_MSG(cb->extack,
 			       "the dump would keep more than dump_max_bytes (module parameter) until read: narrow it (pid, device, cgroup)");
-	}
 	if (IS_ERR(st->snap)) {
 		int ret = PTR_ERR(st->snap);
 
@@ -1387,7 +1366,10 @@ int gpumem_nl_orphan_get_start(struct netlink_callback *cb)
 		     GPUMEM_ORPHAN_DMABUF != GPUMEM_ORPHAN_KIND_DMA_BUF ||
 		     GPUMEM_ORPHAN_MAPPING != GPUMEM_ORPHAN_KIND_MAPPING ||
 		     GPUMEM_ORPHAN_BUSY != GPUMEM_ORPHAN_KIND_BUSY);
-	o = gpumem_orphans_take();
+	o = gpumem_orphans_take(gpumem_snapshot_max_bytes());
+	if (PTR_ERR_OR_ZERO(o) == -EMSGSIZE)
+		NL_SET_ERR_MSG(cb->extack,
+			       "the report would keep more than dump_max_bytes (module parameter) until read, without any holder pids");
 	if (IS_ERR(o))
 		return PTR_ERR(o);
 	cb->args[0] = (long)o;
@@ -1426,7 +1408,8 @@ static int gpumem_nl_fill_orphan(struct sk_buff *skb,
 	    nla_put_u32(skb, GPUMEM_A_ORPHAN_PID, row->tgid) ||
 	    nla_put_string(skb, GPUMEM_A_ORPHAN_COMM, row->comm) ||
 	    nla_put_u32(skb, GPUMEM_A_ORPHAN_SINCE_MS, row->since_ms) ||
-	    nla_put_u32(skb, GPUMEM_A_ORPHAN_KINDS, row->kinds))
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_KINDS, row->kinds) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_HOLDERS_DROPPED, row->nr_dropped))
 		goto cancel;
 	for (i = 0; i < row->nr_holders; i++)
 		if (nla_put_u32(skb, GPUMEM_A_ORPHAN_HOLDER,
@@ -1460,7 +1443,10 @@ int gpumem_nl_leak_get_start(struct netlink_callback *cb)
 {
 	struct gpumem_leak_list *list;
 
-	list = gpumem_leak_list_take();
+	list = gpumem_leak_list_take(gpumem_snapshot_max_bytes());
+	if (PTR_ERR_OR_ZERO(list) == -EMSGSIZE)
+		NL_SET_ERR_MSG(cb->extack,
+			       "the list would keep more than dump_max_bytes (module parameter) until read");
 	if (IS_ERR(list))
 		return PTR_ERR(list);
 	cb->args[0] = (long)list;
