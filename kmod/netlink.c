@@ -394,14 +394,16 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_nl_dump *st;
+	size_t max_bytes;
 	u64 estimate;
 
 	if (!gpumem_nl_walk_allowed(cb, snap_flags, &estimate))
 		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+	max_bytes = gpumem_snapshot_max_bytes();
 	if (st)
 		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter,
-						gpumem_snapshot_max_bytes());
+							 max_bytes);
 	if (estimate)	/* settle what the walk cost */
 		gpumem_budget_charge(NETLINK_CB(cb->skb).creds.uid,
 				     st && !IS_ERR(st->snap) ? st->snap->work : 0,
