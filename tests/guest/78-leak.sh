@@ -88,7 +88,11 @@ in_cg plat "$CG_P" hold -n 4 -s 1M -t "$HOLD" -c gm-leak-plat ||
 # helper exits: its floor never falls back)
 t=0
 # shellcheck disable=SC2154 # set by spawn_cmd through eval
-until grep -q " pid $stair_pid " "$GM_TMP/lw.out" || [ $t -ge $((HOLD * 5)) ]; do
+# (and its cgroup's: the cgroups' counters come a few runs of the leak
+# worker after the processes')
+until { grep -q " pid $stair_pid " "$GM_TMP/lw.out" &&
+	[ "$(grep -c "leak-suspect cgroup /gm-leak-stair card" "$GM_TMP/lw.out")" -ge 1 ]; } ||
+	[ $t -ge $((HOLD * 5)) ]; do
 	sleep 0.2
 	t=$((t + 1))
 done
