@@ -68,7 +68,7 @@ static int gpumem_index_objects(struct gpumem_walk_ent *ents, size_t n,
 	if (bits > scratch->bits) {
 		struct hlist_head *b;
 
-		b = kvmalloc_array(nb, sizeof(*b), GFP_KERNEL);
+		b = kvmalloc_array(nb, sizeof(*b), GFP_KERNEL_ACCOUNT);
 		if (!b)
 			return -ENOMEM;
 		kvfree(scratch->buckets);
@@ -154,8 +154,9 @@ static int gpumem_add_slice(struct gpumem_snapshot *snap, const pid_t *pids,
 	u32 i;
 	int ret;
 
-	ret = gpumem_vec_reserve((void **)&snap->holders, &snap->cap_holders,
-				 snap->nr_holders + n, sizeof(*snap->holders));
+	ret = gpumem_snapshot_reserve(snap, (void **)&snap->holders,
+				      &snap->cap_holders, snap->nr_holders + n,
+				      sizeof(*snap->holders));
 	if (ret)
 		return ret;
 	*slice = snap->nr_holders;
@@ -174,8 +175,9 @@ static int gpumem_add_buffer(struct gpumem_snapshot *snap, unsigned int dev,
 	u32 i;
 	int ret;
 
-	ret = gpumem_vec_reserve((void **)&snap->bufs, &snap->cap_bufs,
-				 snap->nr_bufs + 1, sizeof(*snap->bufs));
+	ret = gpumem_snapshot_reserve(snap, (void **)&snap->bufs,
+				      &snap->cap_bufs, snap->nr_bufs + 1,
+				      sizeof(*snap->bufs));
 	if (ret)
 		return ret;
 	buf = &snap->bufs[snap->nr_bufs++];

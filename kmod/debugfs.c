@@ -22,6 +22,7 @@
 #include "hook_stats.h"
 #include "limits.h"
 #include "debugfs.h"
+#include "events.h"
 #include "leak.h"
 #include "orphans.h"
 #include "snapshot.h"
@@ -303,7 +304,9 @@ static int gpumem_table_open(struct inode *inode, struct file *file)
 	struct gpumem_snapshot *snap;
 	struct gpumem_seq *s;
 
-	snap = gpumem_snapshot_take(table->snap_flags);
+	/* kept until the file is closed: capped like a dump */
+	snap = gpumem_snapshot_take_filtered(table->snap_flags, NULL,
+					     gpumem_snapshot_max_bytes());
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	s = __seq_open_private(file, &gpumem_seq_ops, sizeof(*s));
@@ -344,8 +347,9 @@ static void gpumem_stats_unattributed(int minor, u8 region, u64 bytes,
 static int gpumem_stats_show(struct seq_file *m, void *v)
 {
 	struct gpumem_hook_stats hs;
+	u64 runs, passes, pass_runs, buckets;
 	struct gpumem_walk_stats st;
-	unsigned int i;
+	unsigned int i, run_buckets;
 
 	gpumem_walk_stats(&st);
 	seq_puts(m, "name value\n");
@@ -362,6 +366,13 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "walks_busy %llu\n", gpumem_budget_refused());
 	seq_printf(m, "orphans_truncated %llu\n", gpumem_orphans_truncated());
 	seq_printf(m, "devices %llu\n", st.devices);
+	run_buckets = gpumem_leak_stats(&runs, &passes, &pass_runs, &buckets);
+	seq_printf(m, "leak_runs %llu\n", runs);
+	seq_printf(m, "leak_passes %llu\n", passes);
+	seq_printf(m, "leak_pass_runs %llu\n", pass_runs);
+	seq_printf(m, "leak_buckets %llu\n", buckets);
+	seq_printf(m, "leak_run_buckets %u\n", run_buckets);
+	gpumem_events_flush();	/* sent + lost: every number taken so far */
 	gpumem_hook_stats_read(&hs);
 	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
 		seq_printf(m, "hook_%s %llu\n", gpumem_hook_stat_name(i),

@@ -4,10 +4,17 @@
  * fragmented-denial, leak-suspect and orphaned events.
  *
  * Numbering: every event that somebody listens for takes the next sequence
- * number, also when it is lost (no memory for its message, a full socket):
- * a listener sees every loss as a gap. Numbers are taken and messages
- * handed to the sink in one step under gpumem_events_lock, so listeners see
- * them in order.
+ * number, also when it is lost (no memory for it, a full queue, a full
+ * socket): a listener sees every loss as a gap. gpumem_event_emit() runs
+ * where the event happens, often inside a TTM allocation: it never sleeps.
+ * It copies the event (ids, pids, command names, figures: no path), takes
+ * its number and appends it to a queue in one step under
+ * gpumem_events_lock, so the queue is in number order. One work item
+ * (gpumem_events_work, system_wq) takes the events off the queue in that
+ * order, has the sink build each message (where cgroup paths are resolved:
+ * it may sleep) and send it. The queue holds at most
+ * GPUMEM_EVENTS_QUEUE_MAX events (each charged to the task whose event it
+ * is); an event beyond is lost, numbered and counted.
  *
  * Rate limiting: a token bucket (struct gpumem_ratelimit) per event type,
  * cgroup and device (struct gpumem_event_key), so that one tenant's flood
@@ -21,8 +28,9 @@
  * nothing can (module init and exit order); events.c depends on no sink.
  *
  * Statistics (hook_stats.c, per-CPU counters: no lock of their own): every
- * numbered event counts as sent or lost (sent + lost = the numbers taken),
- * every event a bucket drops as suppressed.
+ * numbered event counts as sent or lost (sent + lost = the numbers taken,
+ * once the queue is empty: readers of the statistics call
+ * gpumem_events_flush() first), every event a bucket drops as suppressed.
  */
 #include <linux/err.h>
 #include <linux/hashtable.h>
@@ -30,10 +38,12 @@
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include "events.h"
 #include "hook_stats.h"
 
@@ -92,9 +102,30 @@ static unsigned int gpumem_rl_max = GPUMEM_RL_BUCKETS_MAX;
 static struct gpumem_ratelimit gpumem_rl_shared;
 static bool gpumem_rl_shared_ready;
 
+/**
+ * struct gpumem_event_entry - an event numbered and waiting for the worker
+ * @node: entry in gpumem_events_queue
+ * @sink: the sink it goes to (valid until gpumem_events_set_sink() has
+ *	drained the queue)
+ * @ev: the event; its @holders point at @holders
+ * @holders: a copy of the event's holder pids
+ */
+struct gpumem_event_entry {
+	struct list_head node;
+	const struct gpumem_event_sink *sink;
+	struct gpumem_quota_event ev;
+	pid_t holders[];
+};
+
 static const struct gpumem_event_sink *gpumem_events_sink;
+/* gpumem_events_lock protects the numbers, the queue and its length. */
 static DEFINE_SPINLOCK(gpumem_events_lock);
-static u64 gpumem_events_seq;	/* the last number taken; gpumem_events_lock */
+static u64 gpumem_events_seq;	/* the last number taken */
+static LIST_HEAD(gpumem_events_queue);
+static unsigned int gpumem_events_queued;
+
+static void gpumem_events_fn(struct work_struct *work);
+static DECLARE_WORK(gpumem_events_work, gpumem_events_fn);
 
 /**
  * gpumem_ratelimit_init() - a full bucket
@@ -247,6 +278,57 @@ bool gpumem_event_ratelimit(const struct gpumem_event_key *key,
 	return ok;
 }
 
+/* Count how a numbered event ended: delivered or lost. */
+static void gpumem_events_count(bool sent)
+{
+	gpumem_hook_stats_inc(sent ? GPUMEM_HOOK_EVENTS_SENT :
+			      GPUMEM_HOOK_EVENTS_LOST);
+}
+
+/*
+ * The worker: the queued events in number order, each message built (may
+ * sleep) and sent. Work items do not run concurrently with themselves, so
+ * the order holds.
+ */
+static void gpumem_events_fn(struct work_struct *work)
+{
+	struct gpumem_event_entry *e;
+	void *msg;
+	int ret;
+
+	for (;;) {
+		spin_lock(&gpumem_events_lock);
+		e = list_first_entry_or_null(&gpumem_events_queue,
+					     struct gpumem_event_entry, node);
+		if (e) {
+			list_del(&e->node);
+			gpumem_events_queued--;
+		}
+		spin_unlock(&gpumem_events_lock);
+		if (!e)
+			break;
+		msg = e->sink->prepare(&e->ev);
+		ret = IS_ERR_OR_NULL(msg) ? -ENOMEM : e->sink->send(msg, e->ev.seq);
+		gpumem_events_count(!ret);
+		kfree(e);
+		cond_resched();
+	}
+}
+
+/**
+ * gpumem_events_flush() - wait until the events emitted so far are sent
+ *
+ * Readers of the events' statistics call it first, so that sent + lost is
+ * the numbers taken before the read.
+ *
+ * Context: process context, may sleep (as long as the worker takes to send
+ *	at most GPUMEM_EVENTS_QUEUE_MAX events).
+ */
+void gpumem_events_flush(void)
+{
+	flush_work(&gpumem_events_work);
+}
+
 /**
  * gpumem_events_exit() - free the rate-limit buckets
  *
@@ -255,6 +337,8 @@ bool gpumem_event_ratelimit(const struct gpumem_event_key *key,
 void gpumem_events_exit(void)
 {
 	struct gpumem_rl_bucket *b, *tmp;
+
+	flush_work(&gpumem_events_work);	/* the sink drained it already */
 
 	spin_lock(&gpumem_rl_lock);
 	list_for_each_entry_safe(b, tmp, &gpumem_rl_lru, lru) {
@@ -270,37 +354,68 @@ void gpumem_events_exit(void)
 /**
  * gpumem_events_set_sink() - set (or clear, with NULL) where events go
  * @sink: the sink; it must stay valid until cleared
+ *
+ * Clearing waits until the events queued for the old sink are handed to it.
+ *
+ * Context: process context, may sleep (when clearing).
  */
 void gpumem_events_set_sink(const struct gpumem_event_sink *sink)
 {
 	WRITE_ONCE(gpumem_events_sink, sink);
+	if (!sink)
+		flush_work(&gpumem_events_work);
 }
 
 /**
- * gpumem_event_emit() - number an event and hand it to the sink
- * @ev: the event; its @seq is assigned here
+ * gpumem_event_emit() - number an event and queue it for the sink
+ * @ev: the event; its @seq is assigned here (its @holders are copied)
  *
  * An event nobody listens for takes no number and is not counted; one that
- * takes a number counts as sent (hook statistic events_sent) or, when its
- * message could not be built or delivered, as lost (events_lost).
+ * takes a number counts as sent (hook statistic events_sent) once the
+ * worker delivered it or, when it could not be queued, built or delivered,
+ * as lost (events_lost). Nothing here sleeps or waits for a lookup: the
+ * event is copied as it is (ids, pids, names) and its message, with the
+ * cgroup path, is built later by the worker.
  *
- * Context: process context, may sleep (the sink builds the message first).
+ * Context: any but hard interrupt; never sleeps (allocates with
+ *	GFP_NOWAIT); takes gpumem_events_lock.
  */
 void gpumem_event_emit(struct gpumem_quota_event *ev)
 {
 	const struct gpumem_event_sink *sink = READ_ONCE(gpumem_events_sink);
-	void *msg;
+	struct gpumem_event_entry *e = NULL;
 	int ret;
 
 	if (!sink)
 		return;
-	msg = sink->prepare(ev);
-	if (IS_ERR(msg))
+	ret = sink->accept ? sink->accept(ev) : 0;
+	if (ret == -ENOENT)
 		return;		/* nobody listens */
+	if (!ret && !ev->lost)
+		e = kmalloc(struct_size(e, holders, ev->nr_holders),
+			    GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
+	if (e) {
+		e->sink = sink;
+		e->ev = *ev;
+		if (ev->nr_holders)
+			memcpy(e->holders, ev->holders,
+			       ev->nr_holders * sizeof(*e->holders));
+		e->ev.holders = e->holders;
+	}
 	spin_lock(&gpumem_events_lock);
 	ev->seq = ++gpumem_events_seq;
-	ret = msg ? sink->send(msg, ev->seq) : -ENOMEM;
+	if (e && gpumem_events_queued < GPUMEM_EVENTS_QUEUE_MAX) {
+		e->ev.seq = ev->seq;
+		list_add_tail(&e->node, &gpumem_events_queue);
+		gpumem_events_queued++;
+		queue_work(system_wq, &gpumem_events_work);
+		e = NULL;
+		ret = 0;
+	} else {
+		ret = -ENOMEM;	/* its number is taken: a gap */
+	}
 	spin_unlock(&gpumem_events_lock);
-	gpumem_hook_stats_inc(ret ? GPUMEM_HOOK_EVENTS_LOST :
-			      GPUMEM_HOOK_EVENTS_SENT);
+	kfree(e);
+	if (ret)
+		gpumem_events_count(false);
 }

@@ -95,19 +95,29 @@ struct gpumem_event_key {
 
 /**
  * struct gpumem_event_sink - where events go
- * @prepare: build the message for an event, outside any lock (may sleep).
- *	Returns the message, NULL when it could not be built (the event is
- *	lost: its number is taken all the same; always for an event marked
- *	@lost), or ERR_PTR(-ENOENT) when nobody listens (no number is taken).
+ * @accept: called by gpumem_event_emit() in the emitting context (maybe
+ *	inside a TTM allocation: must not sleep): 0 to number and queue the
+ *	event, -ENOENT when nobody listens (no number is taken), any other
+ *	negative errno to number it and count it lost at once (fault
+ *	injection). NULL: always 0.
+ * @prepare: build the message for a queued event, in the events' worker
+ *	(process context, may sleep: cgroup paths are resolved here). Returns
+ *	the message, NULL when it could not be built (the event is lost: its
+ *	number is taken all the same; always for an event marked @lost), or
+ *	ERR_PTR(-ENOENT) when nobody listens any more (lost as well).
  * @send: deliver a prepared message with its sequence number (and consume
- *	it); called under a spinlock, in sequence order; must not sleep.
- *	Returns 0 when delivered, a negative errno when the event is lost
- *	(its number is taken all the same).
+ *	it); called in sequence order; must not sleep. Returns 0 when
+ *	delivered, a negative errno when the event is lost (its number is
+ *	taken all the same).
  */
 struct gpumem_event_sink {
+	int (*accept)(const struct gpumem_quota_event *ev);
 	void *(*prepare)(const struct gpumem_quota_event *ev);
 	int (*send)(void *msg, u64 seq);
 };
+
+/* Events numbered and waiting for the worker at most (then: lost). */
+#define GPUMEM_EVENTS_QUEUE_MAX	1024
 
 void gpumem_ratelimit_init(struct gpumem_ratelimit *rl);
 bool gpumem_ratelimit_allow(struct gpumem_ratelimit *rl, u64 *suppressed);
@@ -116,5 +126,6 @@ bool gpumem_event_ratelimit(const struct gpumem_event_key *key,
 void gpumem_events_exit(void);
 void gpumem_events_set_sink(const struct gpumem_event_sink *sink);
 void gpumem_event_emit(struct gpumem_quota_event *ev);
+void gpumem_events_flush(void);
 
 #endif /* GPUMEM_EVENTS_H */

@@ -5,7 +5,7 @@
  * fail_charge: the allocation of a charge record (charge.c), i.e. gpumem
  *	running out of memory inside a TTM allocation: the placement must
  *	go through uncharged.
- * fail_event: the allocation of an event's netlink message (netlink.c):
+ * fail_event: an event where it happens (netlink.c, gpumem_event_emit()):
  *	the event is lost, and its sequence number with it (a gap).
  * fail_resv: a walker's trylock of a buffer's reservation (walk.c), i.e. a
  *	buffer a driver keeps reserved: the held view skips and counts it.

@@ -10,7 +10,13 @@
  * lowest value) follows. Nothing else happens on the allocation path.
  *
  * Every leak_window_ms a delayed work ends the window of every counter (the
- * work is bounded by the counters, never by the buffers): a floor that rose
+ * work is bounded by the counters, never by the buffers) in one pass over
+ * the counters' hash tables, carried out in runs of the work of at most
+ * GPUMEM_LEAK_RUN_BUCKETS hash buckets each (GPUMEM_LEAK_SLICE buckets per
+ * hold of a counter's lock), each run queueing the next one until the pass
+ * is done: a run costs O(the counters of 64 buckets) and holds a counter
+ * lock for O(the counters of 16 buckets), whatever the number of
+ * processes and cgroups. A floor that rose
  * by more than leak_slack over the previous window's counts one more rising
  * window, any other resets the count. At leak_windows rising windows in a
  * row the counter is a suspect and one leak-suspect event is raised, with
@@ -21,8 +27,8 @@
  * sawtooth (allocate, free, repeat) returns to its floor in every window and
  * a plateau keeps the same floor: neither ever does.
  *
- * Events go through events.c (numbered, lost ones seen as gaps) with one
- * rate limit for all leak events (event_rate, event_burst).
+ * Events go through events.c (numbered, lost ones seen as gaps), rate-limited
+ * per cgroup and device (event_rate, event_burst).
  *
  * The suspects now (a counter stays one until its floor falls back) are
  * listed, without changing anything, by gpumem_leak_list_take(): debugfs
@@ -50,6 +56,7 @@
 #include "leak.h"
 #include "limits.h"
 #include "proc_usage.h"
+#include "snapshot.h"
 
 /* The bounds of leak_window_ms (but 0) and leak_windows. */
 #define GPUMEM_LEAK_WINDOW_MIN_MS	100
@@ -66,6 +73,30 @@ static DECLARE_DELAYED_WORK(gpumem_leak_work, gpumem_leak_fn);
 static DEFINE_MUTEX(gpumem_leak_mutex);	/* gpumem_leak_running, scheduling */
 static bool gpumem_leak_running;	/* between init and exit */
 static bool gpumem_leak_fresh;		/* the next window end starts over */
+
+/* Hash buckets one run of the work visits at most; per lock hold. */
+#define GPUMEM_LEAK_RUN_BUCKETS	64
+#define GPUMEM_LEAK_SLICE	16
+
+/*
+ * The window end going on: its parameters and where the next run carries
+ * on (table 0: the processes' counters, 1: the cgroups', 2: done). Only
+ * the work uses it (a work item never runs twice at once).
+ */
+static struct {
+	struct gpumem_leak_params p;
+	unsigned int table;
+	unsigned int bkt;
+	unsigned long start;
+	bool active;
+} gpumem_leak_pass;
+
+/*
+ * Runs of the work and window ends done since load; runs of the window end
+ * going on (the work's only) and of the last one done.
+ */
+static u64 gpumem_leak_runs, gpumem_leak_passes, gpumem_leak_pass_runs;
+static u64 gpumem_leak_cur_runs;
 
 /* (Re)start the windows, or stop them. Caller holds gpumem_leak_mutex. */
 static void gpumem_leak_schedule(void)
@@ -300,39 +331,114 @@ static void gpumem_leak_emit(struct gpumem_leak_hit *hit, unsigned int ms)
 		gpumem_event_emit(&ev);
 }
 
+/* The buckets of table @table of a window end (0 past the last table). */
+static unsigned int gpumem_leak_table_buckets(unsigned int table)
+{
+	if (table == 0)
+		return gpumem_proc_usage_leak_buckets();
+	if (table == 1)
+		return gpumem_limits_leak_buckets();
+	return 0;
+}
+
+/* Window ends of buckets [@first, @first + @nr) of table @table. */
+static void gpumem_leak_slice(unsigned int table, unsigned int first,
+			      unsigned int nr, struct gpumem_leak_hit *hits,
+			      unsigned int ms)
+{
+	const struct gpumem_leak_params *decide = &gpumem_leak_pass.p;
+	size_t max = hits ? GPUMEM_LEAK_BATCH : 0, n, i;
+
+	/* without room to collect, suspects stay pending until a later window */
+	do {
+		if (table == 0)
+			n = gpumem_proc_usage_leaks(decide, first, nr, hits, max);
+		else
+			n = gpumem_limits_leaks(decide, first, nr, hits, max);
+		decide = NULL;
+		for (i = 0; i < n; i++)
+			gpumem_leak_emit(&hits[i], ms);
+	} while (n && n == max);
+}
+
+/*
+ * One run: the next GPUMEM_LEAK_RUN_BUCKETS buckets of the window end going
+ * on (a new one starts when none is), then the next run at once, or, once
+ * the window end is done, the next window end a window after it began.
+ */
 static void gpumem_leak_fn(struct work_struct *work)
 {
-	struct gpumem_leak_params p = {
-		.windows = READ_ONCE(leak_windows),
-		.slack = READ_ONCE(leak_slack),
-		.reset = xchg(&gpumem_leak_fresh, false),
-	};
-	struct gpumem_leak_hit *hits;
 	unsigned int ms = READ_ONCE(leak_window_ms);
-	size_t n, i;
-	int pass;
+	unsigned int left = GPUMEM_LEAK_RUN_BUCKETS, nb, nr;
+	bool fresh = xchg(&gpumem_leak_fresh, false);
+	struct gpumem_leak_hit *hits;
+	unsigned long next;
 
 	if (!ms)
 		return;
+	if (fresh || !gpumem_leak_pass.active) {
+		gpumem_leak_pass.p.windows = READ_ONCE(leak_windows);
+		gpumem_leak_pass.p.slack = READ_ONCE(leak_slack);
+		gpumem_leak_pass.p.reset = fresh;
+		gpumem_leak_pass.table = 0;
+		gpumem_leak_pass.bkt = 0;
+		gpumem_leak_pass.start = jiffies;
+		gpumem_leak_pass.active = true;
+		gpumem_leak_cur_runs = 0;
+	}
 	hits = kcalloc(GPUMEM_LEAK_BATCH, sizeof(*hits), GFP_KERNEL);
-	/* without room to collect, suspects stay pending until a later window */
-	for (pass = 0; pass < 2; pass++) {
-		const struct gpumem_leak_params *decide = &p;
-
-		do {
-			if (pass == 0)
-				n = gpumem_proc_usage_leaks(decide, hits,
-							    hits ? GPUMEM_LEAK_BATCH : 0);
-			else
-				n = gpumem_limits_leaks(decide, hits,
-							hits ? GPUMEM_LEAK_BATCH : 0);
-			decide = NULL;
-			for (i = 0; i < n; i++)
-				gpumem_leak_emit(&hits[i], ms);
-		} while (n == GPUMEM_LEAK_BATCH);
+	for (;;) {
+		nb = gpumem_leak_table_buckets(gpumem_leak_pass.table);
+		if (gpumem_leak_pass.bkt >= nb && gpumem_leak_pass.table < 2) {
+			gpumem_leak_pass.table++;
+			gpumem_leak_pass.bkt = 0;
+			continue;
+		}
+		if (!left || gpumem_leak_pass.table >= 2)
+			break;
+		nr = min3(left, (unsigned int)GPUMEM_LEAK_SLICE,
+			  nb - gpumem_leak_pass.bkt);
+		gpumem_leak_slice(gpumem_leak_pass.table, gpumem_leak_pass.bkt,
+				  nr, hits, ms);
+		gpumem_leak_pass.bkt += nr;
+		left -= nr;
+		cond_resched();
 	}
 	kfree(hits);
-	queue_delayed_work(system_wq, &gpumem_leak_work, msecs_to_jiffies(ms));
+	WRITE_ONCE(gpumem_leak_runs, gpumem_leak_runs + 1);
+	gpumem_leak_cur_runs++;
+	if (gpumem_leak_pass.table < 2) {
+		queue_delayed_work(system_wq, &gpumem_leak_work, 1);
+		return;
+	}
+	gpumem_leak_pass.active = false;
+	WRITE_ONCE(gpumem_leak_pass_runs, gpumem_leak_cur_runs);
+	WRITE_ONCE(gpumem_leak_passes, gpumem_leak_passes + 1);
+	next = gpumem_leak_pass.start + msecs_to_jiffies(ms);
+	queue_delayed_work(system_wq, &gpumem_leak_work,
+			   time_after(next, jiffies) ? next - jiffies : 0);
+}
+
+/**
+ * gpumem_leak_stats() - how the leak worker did its window ends
+ * @runs: runs of the work since load
+ * @passes: window ends (passes over every counter) done since load
+ * @pass_runs: runs the last window end done took
+ * @buckets: hash buckets a window end goes through
+ *
+ * A run visits at most GPUMEM_LEAK_RUN_BUCKETS buckets, so a window end
+ * takes DIV_ROUND_UP(@buckets, GPUMEM_LEAK_RUN_BUCKETS) runs.
+ *
+ * Return: GPUMEM_LEAK_RUN_BUCKETS.
+ */
+unsigned int gpumem_leak_stats(u64 *runs, u64 *passes, u64 *pass_runs,
+			       u64 *buckets)
+{
+	*runs = READ_ONCE(gpumem_leak_runs);
+	*passes = READ_ONCE(gpumem_leak_passes);
+	*pass_runs = READ_ONCE(gpumem_leak_pass_runs);
+	*buckets = gpumem_leak_table_buckets(0) + gpumem_leak_table_buckets(1);
+	return GPUMEM_LEAK_RUN_BUCKETS;
 }
 
 /* Listing order: device, region, processes (by pid) before cgroups (by id). */
@@ -367,7 +473,7 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
 	int tries;
 
 	for (tries = 0; tries < GPUMEM_LEAK_LIST_TRIES; tries++) {
-		hits = kvcalloc(cap, sizeof(*hits), GFP_KERNEL);
+		hits = kvcalloc(cap, sizeof(*hits), GFP_KERNEL_ACCOUNT);
 		if (!hits)
 			return -ENOMEM;
 		np = gpumem_proc_usage_suspects(hits, cap);
@@ -387,6 +493,7 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
 
 /**
  * gpumem_leak_list_take() - list the leak suspects now
+ * @max_bytes: the most the list may keep (0: no cap)
  *
  * A suspect is a process's usage, or a cgroup's own processes' usage, on one
  * device and region whose floor rose for leak_windows windows in a row and
@@ -394,12 +501,16 @@ static long gpumem_leak_gather(struct gpumem_leak_hit **hitsp)
  * raised or consumed. Pids and cgroup paths are the host's. Empty while
  * detection is off (leak_window_ms 0).
  *
+ * The list is charged to the caller's memory cgroup and, with @max_bytes,
+ * capped: a list kept for a reader (debugfs, leak-get) keeps at most
+ * dump_max_bytes of rows and cgroup paths.
+ *
  * Context: process context; may sleep.
- * Return: the list (gpumem_leak_list_free() it) or an ERR_PTR: -ENOMEM, or
+ * Return: the list (gpumem_leak_list_free() it) or an ERR_PTR: -ENOMEM,
  *	-EAGAIN when counters kept becoming suspects faster than they could
- *	be copied.
+ *	be copied, or -EMSGSIZE when it would keep more than @max_bytes.
  */
-struct gpumem_leak_list *gpumem_leak_list_take(void)
+struct gpumem_leak_list *gpumem_leak_list_take(size_t max_bytes)
 {
 	struct gpumem_leak_hit *hits = NULL;
 	struct gpumem_leak_list *list;
@@ -407,11 +518,18 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	char **paths = NULL;
 	u64 *cgids = NULL;
 	long n = 0, i;
+	size_t bytes;
 
 	if (ms) {
 		n = gpumem_leak_gather(&hits);
 		if (n < 0)
 			return ERR_PTR(n);
+	}
+	if (max_bytes && struct_size(list, rows, n) > max_bytes) {
+		for (i = 0; i < n; i++)
+			put_pid(hits[i].pid);
+		kvfree(hits);
+		return ERR_PTR(-EMSGSIZE);
 	}
 	list = kvzalloc(struct_size(list, rows, n), GFP_KERNEL_ACCOUNT);
 	if (n) {
@@ -453,11 +571,19 @@ struct gpumem_leak_list *gpumem_leak_list_take(void)
 	 * without memory for its path, or whose cgroup is gone, has none.
 	 */
 	gpumem_cgroup_paths_ns(cgids, n, NULL, paths);
-	for (i = 0; i < n; i++)
+	bytes = struct_size(list, rows, n);
+	for (i = 0; i < n; i++) {
 		list->rows[i].cgroup = paths[i];	/* the list's now */
+		if (paths[i])
+			bytes += strlen(paths[i]) + 1;
+	}
 	kvfree(paths);
 	kvfree(cgids);
 	kvfree(hits);
+	if (max_bytes && bytes > max_bytes) {
+		gpumem_leak_list_free(list);
+		return ERR_PTR(-EMSGSIZE);
+	}
 	sort(list->rows, n, sizeof(list->rows[0]), gpumem_leak_row_cmp, NULL);
 	return list;
 }
@@ -516,7 +642,8 @@ static int gpumem_leaks_open(struct inode *inode, struct file *file)
 	struct gpumem_leak_list *list;
 	int ret;
 
-	list = gpumem_leak_list_take();
+	/* kept until the file is closed: capped like a dump */
+	list = gpumem_leak_list_take(gpumem_snapshot_max_bytes());
 	if (IS_ERR(list))
 		return PTR_ERR(list);
 	ret = single_open(file, gpumem_leaks_show, list);

@@ -136,8 +136,10 @@ bool gpumem_leak_collect(struct gpumem_leak_state *st, u64 usage,
 			 struct gpumem_leak_hit *hit);
 bool gpumem_leak_describe(const struct gpumem_leak_state *st, u64 usage,
 			  struct gpumem_leak_hit *hit);
-struct gpumem_leak_list *gpumem_leak_list_take(void);
+struct gpumem_leak_list *gpumem_leak_list_take(size_t max_bytes);
 void gpumem_leak_list_free(struct gpumem_leak_list *list);
+unsigned int gpumem_leak_stats(u64 *runs, u64 *passes, u64 *pass_runs,
+			       u64 *buckets);
 void gpumem_leak_init(void);
 void gpumem_leak_exit(void);
 

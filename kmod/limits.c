@@ -979,46 +979,67 @@ int gpumem_limits_get(u64 cgid, int minor, u8 region,
 }
 
 /**
- * gpumem_limits_leaks() - end the leak window of every cgroup's own usage on
- *	each device, and collect the suspects
- * @p: the window end to apply to every counter, or NULL to only collect
+ * gpumem_limits_leaks() - end the leak window of the cgroups' own usages of
+ *	some hash buckets, and collect their suspects
+ * @p: the window end to apply to each counter, or NULL to only collect
  *	suspects left pending by an earlier call
+ * @first: the first bucket
+ * @nr: the number of buckets (clipped to the table: 0..
+ *	gpumem_limits_leak_buckets())
  * @hits: room for @max suspects (no pid: a cgroup's)
  * @max: their number (0: collect nothing, the suspects stay pending)
  *
- * One pass under the lock, O(counters). A cgroup is judged by what its own
- * processes charged: a staircase in a child is the child's suspect, not
- * also each of its ancestors'.
+ * One pass under the lock over @nr buckets, O(their counters): the leak
+ * worker (leak.c) calls it for a few buckets at a time. A cgroup is judged
+ * by what its own processes charged: a staircase in a child is the child's
+ * suspect, not also each of its ancestors'.
  *
  * Context: process context (takes gpumem_limits_lock).
  * Return: the suspects collected; when @max, call again with NULL for more.
  */
 size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
+			   unsigned int first, unsigned int nr,
 			   struct gpumem_leak_hit *hits, size_t max)
 {
+	unsigned int bkt, end = min_t(u64, (u64)first + nr,
+				      HASH_SIZE(gpumem_cg_hash));
 	struct gpumem_cg_node *n;
 	size_t nhits = 0;
-	int bkt;
 
 	spin_lock(&gpumem_limits_lock);
-	hash_for_each(gpumem_cg_hash, bkt, n, hnode) {
-		/* an unused node kept for reuse counts as none */
-		if (n->row.minor == GPUMEM_ALL_DEVICES || gpumem_cg_unused(n))
-			continue;
-		if (p)
-			gpumem_leak_window_end(&n->leak, n->self, p);
-		if (nhits == max ||
-		    !gpumem_leak_collect(&n->leak, n->self, &hits[nhits]))
-			continue;
-		hits[nhits].pid = NULL;
-		hits[nhits].cgid = n->row.cgid;
-		hits[nhits].comm[0] = '\0';
-		hits[nhits].minor = n->row.minor;
-		hits[nhits].region = n->row.region;
-		nhits++;
+	for (bkt = first; bkt < end; bkt++) {
+		hlist_for_each_entry(n, &gpumem_cg_hash[bkt], hnode) {
+			/* an unused node kept for reuse counts as none */
+			if (n->row.minor == GPUMEM_ALL_DEVICES ||
+			    gpumem_cg_unused(n))
+				continue;
+			if (p)
+				gpumem_leak_window_end(&n->leak, n->self, p);
+			if (nhits == max ||
+			    !gpumem_leak_collect(&n->leak, n->self,
+						 &hits[nhits]))
+				continue;
+			hits[nhits].pid = NULL;
+			hits[nhits].cgid = n->row.cgid;
+			hits[nhits].comm[0] = '\0';
+			hits[nhits].minor = n->row.minor;
+			hits[nhits].region = n->row.region;
+			nhits++;
+		}
 	}
 	spin_unlock(&gpumem_limits_lock);
 	return nhits;
+}
+
+/**
+ * gpumem_limits_leak_buckets() - the buckets gpumem_limits_leaks() goes
+ *	through
+ *
+ * Return: the size of the cgroup counters' hash table.
+ */
+unsigned int gpumem_limits_leak_buckets(void)
+{
+	return HASH_SIZE(gpumem_cg_hash);
 }
 
 /**

@@ -130,7 +130,9 @@ void gpumem_limits_cursor_free(struct gpumem_limits_cursor *cur);
 int gpumem_limits_get(u64 cgid, int minor, u8 region,
 		      struct gpumem_limit_row *row);
 size_t gpumem_limits_leaks(const struct gpumem_leak_params *p,
+			   unsigned int first, unsigned int nr,
 			   struct gpumem_leak_hit *hits, size_t max);
+unsigned int gpumem_limits_leak_buckets(void);
 size_t gpumem_limits_suspects(struct gpumem_leak_hit *hits, size_t max);
 void gpumem_limits_exit(void);
 

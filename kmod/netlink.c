@@ -382,43 +382,28 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
 }
 
 /*
- * The most a dump's snapshot may keep: a dump stays until its requester has
- * read it (or closed the socket), so this is what one socket can pin.
- */
-static unsigned long dump_max_bytes = SZ_64M;
-module_param(dump_max_bytes, ulong, 0644);
-MODULE_PARM_DESC(dump_max_bytes, "most bytes of rows a dump (proc-get, buf-get, dev-get) may keep until it is read; a larger one fails with EMSGSIZE (default 64 MiB)");
-
-/* The bytes of rows @snap keeps (its strings are shared per cgroup). */
-static size_t gpumem_nl_snapshot_bytes(const struct gpumem_snapshot *snap)
-{
-	return snap->nr_devs * sizeof(*snap->devs) +
-	       snap->nr_tasks * (sizeof(*snap->task_list) +
-				 sizeof(struct gpumem_task_row)) +
-	       snap->nr_procs * (sizeof(*snap->procs) +
-				 sizeof(struct gpumem_proc_row)) +
-	       snap->cap_bufs * sizeof(*snap->bufs) +
-	       snap->cap_holders * sizeof(*snap->holders);
-}
-
-/*
  * Take the dump's snapshot: whole, or (@filter, a charged view) only the
  * rows the request asks for, so that a filtered dump costs what it returns.
- * It is charged to the requester (its memory cgroup) while it is made, and
- * kept only up to dump_max_bytes.
+ * It is charged to the requester (its memory cgroup) and capped at
+ * dump_max_bytes (snapshot.c) while it is made and kept: a dump stays until
+ * its requester has read it (or closed the socket), so this is what one
+ * socket can pin. A walk that reaches the cap stops there.
  */
 static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 				unsigned int snap_flags,
 				const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_nl_dump *st;
+	size_t max_bytes;
 	u64 estimate;
 
 	if (!gpumem_nl_walk_allowed(cb, snap_flags, &estimate))
 		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL_ACCOUNT);
+	max_bytes = gpumem_snapshot_max_bytes();
 	if (st)
-		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter);
+		st->snap = gpumem_snapshot_take_filtered(snap_flags, filter,
+							 max_bytes);
 	if (estimate)	/* settle what the walk cost */
 		gpumem_budget_charge(NETLINK_CB(cb->skb).creds.uid,
 				     st && !IS_ERR(st->snap) ? st->snap->work : 0,
@@ -428,13 +413,9 @@ static int gpumem_nl_dump_begin(struct netlink_callback *cb,
 	xa_init(&st->cgroup_match);
 	xa_init(&st->nspids);
 	xa_init(&st->nspaths);
-	if (!IS_ERR(st->snap) &&
-	    gpumem_nl_snapshot_bytes(st->snap) > READ_ONCE(dump_max_bytes)) {
-		gpumem_snapshot_free(st->snap);
-		st->snap = ERR_PTR(-EMSGSIZE);
+	if (PTR_ERR_OR_ZERO(st->snap) == -EMSGSIZE)
 		NL_SET_ERR_MSG(cb->extack,
 			       "the dump would keep more than dump_max_bytes (module parameter) until read: narrow it (pid, device, cgroup)");
-	}
 	if (IS_ERR(st->snap)) {
 		int ret = PTR_ERR(st->snap);
 
@@ -862,6 +843,7 @@ static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
 	struct gpumem_hook_stats hs;
 	unsigned int i;
 
+	gpumem_events_flush();	/* sent + lost: every number taken so far */
 	gpumem_hook_stats_read(&hs);
 	for (i = 0; i < GPUMEM_HOOK_NR_STATS; i++)
 		if (gpumem_nl_put_u64(msg, gpumem_nl_hook_attrs[i], hs.count[i],
@@ -1236,9 +1218,21 @@ static int gpumem_nl_put_orphaned(struct sk_buff *msg,
 
 /*
  * The events sink (events.c numbers the events and calls us in order).
- * prepare builds the whole message but its sequence number, outside any
- * lock; send adds the number and multicasts, under events.c's spinlock.
+ * accept runs where the event happens (maybe inside a TTM allocation: no
+ * sleep, no lookup): is anybody listening, and the fault injection point.
+ * prepare runs in events.c's worker, a kernel thread in the initial
+ * namespaces: it builds the whole message but its sequence number and
+ * resolves the cgroup path (a direct lookup there, no round trip), and
+ * may sleep; send adds the number and multicasts.
  */
+static int gpumem_nl_event_accept(const struct gpumem_quota_event *ev)
+{
+	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
+				GPUMEM_NLGRP_EVENTS))
+		return -ENOENT;
+	return gpumem_fail_event() ? -ENOMEM : 0;
+}
+
 static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 {
 	struct sk_buff *msg;
@@ -1248,10 +1242,9 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	if (!genl_has_listeners(&gpumem_nl_family, &init_net,
 				GPUMEM_NLGRP_EVENTS))
 		return ERR_PTR(-ENOENT);
-	/* no sleep or reclaim: the caller may be inside a TTM allocation */
-	if (gpumem_fail_event() || ev->lost)
+	if (ev->lost)
 		return NULL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_NOWAIT | __GFP_NOWARN);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;
 	hdr = genlmsg_put(msg, 0, 0, &gpumem_nl_family, 0,
@@ -1303,7 +1296,7 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	     nla_put_string(msg, GPUMEM_A_EVENT_REQ_COMM, ev->req_comm)))
 		goto drop;
 	if (ev->cgid) {
-		char *path = kmalloc(PATH_MAX, GFP_NOWAIT | __GFP_NOWARN);
+		char *path = kmalloc(PATH_MAX, GFP_KERNEL);
 
 		if (path && gpumem_cgroup_path(ev->cgid, path, PATH_MAX) &&
 		    nla_put_string(msg, GPUMEM_A_EVENT_CGROUP_PATH, path)) {
@@ -1337,6 +1330,7 @@ static int gpumem_nl_event_send(void *data, u64 seq)
 }
 
 static const struct gpumem_event_sink gpumem_nl_event_sink = {
+	.accept = gpumem_nl_event_accept,
 	.prepare = gpumem_nl_event_prepare,
 	.send = gpumem_nl_event_send,
 };
@@ -1374,7 +1368,10 @@ int gpumem_nl_orphan_get_start(struct netlink_callback *cb)
 		     GPUMEM_ORPHAN_DMABUF != GPUMEM_ORPHAN_KIND_DMA_BUF ||
 		     GPUMEM_ORPHAN_MAPPING != GPUMEM_ORPHAN_KIND_MAPPING ||
 		     GPUMEM_ORPHAN_BUSY != GPUMEM_ORPHAN_KIND_BUSY);
-	o = gpumem_orphans_take();
+	o = gpumem_orphans_take(gpumem_snapshot_max_bytes());
+	if (PTR_ERR_OR_ZERO(o) == -EMSGSIZE)
+		NL_SET_ERR_MSG(cb->extack,
+			       "the report would keep more than dump_max_bytes (module parameter) until read, without any holder pids");
 	if (IS_ERR(o))
 		return PTR_ERR(o);
 	cb->args[0] = (long)o;
@@ -1413,7 +1410,8 @@ static int gpumem_nl_fill_orphan(struct sk_buff *skb,
 	    nla_put_u32(skb, GPUMEM_A_ORPHAN_PID, row->tgid) ||
 	    nla_put_string(skb, GPUMEM_A_ORPHAN_COMM, row->comm) ||
 	    nla_put_u32(skb, GPUMEM_A_ORPHAN_SINCE_MS, row->since_ms) ||
-	    nla_put_u32(skb, GPUMEM_A_ORPHAN_KINDS, row->kinds))
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_KINDS, row->kinds) ||
+	    nla_put_u32(skb, GPUMEM_A_ORPHAN_HOLDERS_DROPPED, row->nr_dropped))
 		goto cancel;
 	for (i = 0; i < row->nr_holders; i++)
 		if (nla_put_u32(skb, GPUMEM_A_ORPHAN_HOLDER,
@@ -1447,7 +1445,10 @@ int gpumem_nl_leak_get_start(struct netlink_callback *cb)
 {
 	struct gpumem_leak_list *list;
 
-	list = gpumem_leak_list_take();
+	list = gpumem_leak_list_take(gpumem_snapshot_max_bytes());
+	if (PTR_ERR_OR_ZERO(list) == -EMSGSIZE)
+		NL_SET_ERR_MSG(cb->extack,
+			       "the list would keep more than dump_max_bytes (module parameter) until read");
 	if (IS_ERR(list))
 		return PTR_ERR(list);
 	cb->args[0] = (long)list;

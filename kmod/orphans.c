@@ -95,9 +95,13 @@ gpumem_find_buf(const struct gpumem_buf_row **index, size_t n,
 	return hit ? *hit : NULL;
 }
 
-/* Live holder pids of @it (pid 0, an in-kernel client, is a kind). */
+/*
+ * Live holder pids of @it (pid 0, an in-kernel client, is a kind): their
+ * number, the first @max of them copied to @out (NULL: none).
+ */
 static u32 gpumem_item_pids(const struct gpumem_snapshot *snap,
-			    const struct gpumem_orphan_item *it, pid_t *out)
+			    const struct gpumem_orphan_item *it, pid_t *out,
+			    u32 max)
 {
 	u32 i, n = 0;
 
@@ -105,15 +109,20 @@ static u32 gpumem_item_pids(const struct gpumem_snapshot *snap,
 		return 0;
 	if (!out)	/* pid 0 is a kind, not a holder */
 		return it->buf->nr_holders - it->buf->kernel_holder;
-	for (i = 0; i < it->buf->nr_holders; i++) {
+	for (i = 0; i < it->buf->nr_holders && n < max; i++) {
 		pid_t p = snap->holders[it->buf->first_holder + i];
 
-		if (p && out)
-			out[n] = p;
 		if (p)
-			n++;
+			out[n++] = p;
 	}
 	return n;
+}
+
+/* The bytes a report keeps: rows, holder pids and cgroup paths. */
+static size_t gpumem_orphans_bytes(const struct gpumem_orphans *o)
+{
+	return o->nr_rows * sizeof(*o->rows) + o->nr_pids * sizeof(*o->pids) +
+	       o->str_bytes;
 }
 
 static int gpumem_cmp_u64(u64 a, u64 b)
@@ -171,18 +180,45 @@ static int gpumem_orphans_row(struct gpumem_orphans *o,
 	const struct gpumem_orphan_rec *r = it->rec;
 	struct gpumem_orphan_row *row;
 	int dev = gpumem_snapshot_dev_index(snap, r->minor);
-	u32 n = gpumem_item_pids(snap, it, NULL), keep;
+	u32 n = gpumem_item_pids(snap, it, NULL, 0), keep;
+	size_t room = GPUMEM_ORPHANS_MAX_PIDS - o->nr_pids, used;
+	const char *cgroup = NULL;
+	char *copy = NULL;
 	int ret;
 
-	/* the report's bound: the rest of the holders counted, not listed */
-	keep = min_t(size_t, n, GPUMEM_ORPHANS_MAX_PIDS - o->nr_pids);
+	/*
+	 * A path costs a round trip to cgroup_lookup's work: the previous
+	 * row's is reused (rows of a device and region come by cgroup).
+	 */
+	if (o->nr_rows && o->rows[o->nr_rows - 1].cgid == r->cgid)
+		cgroup = o->rows[o->nr_rows - 1].cgroup;
+	else if (gpumem_cgroup_path(r->cgid, path, PATH_MAX))
+		cgroup = path;
+	/*
+	 * The report's bounds: at most GPUMEM_ORPHANS_MAX_PIDS holder pids and
+	 * @o->max_bytes in all; the rest of the holders counted, not listed.
+	 * A row itself that does not fit: the report is too large.
+	 */
+	if (o->max_bytes) {
+		used = gpumem_orphans_bytes(o) + sizeof(*o->rows) +
+		       (cgroup ? strlen(cgroup) + 1 : 0);
+		if (used > o->max_bytes)
+			return -EMSGSIZE;
+		room = min(room, (o->max_bytes - used) / sizeof(*o->pids));
+	}
+	keep = min_t(size_t, n, room);
 	ret = gpumem_vec_reserve((void **)&o->rows, &o->cap_rows,
 				 o->nr_rows + 1, sizeof(*o->rows));
 	if (!ret)
 		ret = gpumem_vec_reserve((void **)&o->pids, &o->cap_pids,
-					 o->nr_pids + n, sizeof(*o->pids));
+					 o->nr_pids + keep, sizeof(*o->pids));
 	if (ret)
 		return ret;
+	/* a path that cannot be copied (out of memory) is left out */
+	if (cgroup)
+		copy = kstrdup(cgroup, GFP_KERNEL_ACCOUNT);
+	if (copy)
+		o->str_bytes += strlen(copy) + 1;
 	row = &o->rows[o->nr_rows++];
 	memset(row, 0, sizeof(*row));
 	row->minor = r->minor;
@@ -190,21 +226,12 @@ static int gpumem_orphans_row(struct gpumem_orphans *o,
 		sizeof(row->dev));
 	row->region = r->region;
 	row->cgid = r->cgid;
-	/*
-	 * A path costs a round trip to cgroup_lookup's work: the previous
-	 * row's is reused (rows of a device and region come by cgroup).
-	 */
-	if (o->nr_rows > 1 && row[-1].cgid == r->cgid) {
-		if (row[-1].cgroup)
-			row->cgroup = kstrdup(row[-1].cgroup, GFP_KERNEL);
-	} else if (gpumem_cgroup_path(r->cgid, path, PATH_MAX)) {
-		row->cgroup = kstrdup(path, GFP_KERNEL);
-	}
+	row->cgroup = copy;
 	row->tgid = r->tgid;
 	memcpy(row->comm, r->comm, sizeof(row->comm));
 	row->kinds = it->kinds;
 	row->first_holder = o->nr_pids;
-	gpumem_item_pids(snap, it, o->pids + o->nr_pids);
+	gpumem_item_pids(snap, it, o->pids + o->nr_pids, keep);
 	row->nr_holders = keep;
 	row->nr_dropped = n - keep;
 	o->nr_pids += keep;
@@ -230,9 +257,9 @@ static int gpumem_orphans_build(struct gpumem_orphans *o,
 	if (IS_ERR(snap))
 		return PTR_ERR(snap);
 	index = kvmalloc_array(snap->nr_bufs ? snap->nr_bufs : 1,
-			       sizeof(*index), GFP_KERNEL);
-	items = kvmalloc_array(nr, sizeof(*items), GFP_KERNEL);
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
+			       sizeof(*index), GFP_KERNEL_ACCOUNT);
+	items = kvmalloc_array(nr, sizeof(*items), GFP_KERNEL_ACCOUNT);
+	path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!index || !items || !path)
 		goto out;
 	for (i = 0; i < snap->nr_bufs; i++)
@@ -270,6 +297,11 @@ static int gpumem_orphans_build(struct gpumem_orphans *o,
 		row->buffers++;
 		row->since_ms = max(row->since_ms, items[i].rec->dead_ms);
 	}
+	/* what the report keeps: its rows and pids, no more */
+	gpumem_vec_shrink((void **)&o->rows, &o->cap_rows, o->nr_rows,
+			  sizeof(*o->rows));
+	gpumem_vec_shrink((void **)&o->pids, &o->cap_pids, o->nr_pids,
+			  sizeof(*o->pids));
 out:
 	kfree(path);
 	kvfree(items);
@@ -280,27 +312,37 @@ out:
 
 /**
  * gpumem_orphans_take() - build an orphans report
+ * @max_bytes: the most the report may keep (its rows, holder pids and
+ *	cgroup paths; 0: no cap): a report kept for a reader (debugfs,
+ *	orphan-get) is capped at dump_max_bytes
  *
  * Cost: one pass over the charge records, O(O log O) for the O orphaned
  * placements (sorted by buffer and by group; items reached through one
  * file compare their shared holder list in O(1)), and, only when there are
  * orphans, one walk (gpumem_snapshot_take_filtered(): linear); at most
- * GPUMEM_ORPHANS_MAX_PIDS holder pids are listed, the rest counted.
+ * GPUMEM_ORPHANS_MAX_PIDS holder pids, and only as many as fit in
+ * @max_bytes, are listed, the rest counted: a row says how many of its
+ * holders it left out (&gpumem_orphan_row.nr_dropped), the report in all
+ * (&gpumem_orphans.truncated), the statistic orphans_truncated since load.
+ * Everything is charged to the caller's memory cgroup.
  *
  * Context: process context, may sleep; takes the charge records' walk lock,
  *	then (only when there are orphans) walks like a held-view snapshot.
- * Return: the report (free with gpumem_orphans_free()) or an ERR_PTR.
+ * Return: the report (free with gpumem_orphans_free()) or an ERR_PTR:
+ *	-ENOMEM, -EINTR, or -EMSGSIZE when even its rows, without holders,
+ *	would keep more than @max_bytes.
  */
-struct gpumem_orphans *gpumem_orphans_take(void)
+struct gpumem_orphans *gpumem_orphans_take(size_t max_bytes)
 {
 	struct gpumem_orphan_rec *recs = NULL;
 	struct gpumem_orphans *o;
 	size_t cap = 0, nr = 0;
 	int ret;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return ERR_PTR(-ENOMEM);
+	o->max_bytes = max_bytes;
 	ret = gpumem_charge_orphans(&recs, &cap, &nr, false, 0);
 	if (!ret && nr)
 		ret = gpumem_orphans_build(o, recs, nr);
@@ -409,7 +451,8 @@ static int gpumem_orphans_open(struct inode *inode, struct file *file)
 	struct gpumem_orphans *o;
 	int ret;
 
-	o = gpumem_orphans_take();
+	/* kept until the file is closed: capped like a dump */
+	o = gpumem_orphans_take(gpumem_snapshot_max_bytes());
 	if (IS_ERR(o))
 		return PTR_ERR(o);
 	ret = single_open(file, gpumem_orphans_show, o);
@@ -746,7 +789,7 @@ static void gpumem_orphans_event_fn(struct work_struct *work)
 	ng = gpumem_orphans_group(recs, nr, min_bytes, groups, &nq);
 	if (!ng)
 		goto out;	/* nothing big enough: no walk */
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL);	/* no cap: the events' own */
 	if (!o || gpumem_fail_orphans_report() ||
 	    gpumem_orphans_build(o, recs, nq) ||
 	    gpumem_orphans_holders(o, groups, ng, &pids))

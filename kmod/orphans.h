@@ -60,6 +60,8 @@ struct gpumem_orphan_row {
  * @pids: holder pids referenced by @rows
  * @nr_pids: number of @pids, at most GPUMEM_ORPHANS_MAX_PIDS
  * @truncated: holder pids left out (the rows that lost some say so)
+ * @max_bytes: the most the report may keep (gpumem_orphans_take())
+ * @str_bytes: bytes of its rows' cgroup paths
  */
 struct gpumem_orphans {
 	struct gpumem_orphan_row *rows;
@@ -67,12 +69,14 @@ struct gpumem_orphans {
 	pid_t *pids;
 	size_t nr_pids, cap_pids;
 	u64 truncated;
+	size_t max_bytes;
+	size_t str_bytes;
 };
 
 /* Holder pids one report lists at most (a row beyond: its count only). */
 #define GPUMEM_ORPHANS_MAX_PIDS	65536
 
-struct gpumem_orphans *gpumem_orphans_take(void);
+struct gpumem_orphans *gpumem_orphans_take(size_t max_bytes);
 bool gpumem_orphans_events_on(void);
 void gpumem_orphans_kick(void);
 void gpumem_orphans_init(void);

@@ -675,47 +675,69 @@ out:
 }
 
 /**
- * gpumem_proc_usage_leaks() - end the leak window of every counter, and
- *	collect the suspects
- * @p: the window end to apply to every counter, or NULL to only collect
+ * gpumem_proc_usage_leaks() - end the leak window of the counters of some
+ *	hash buckets, and collect their suspects
+ * @p: the window end to apply to each counter, or NULL to only collect
  *	suspects left pending by an earlier call
+ * @first: the first bucket
+ * @nr: the number of buckets (clipped to the table: 0..
+ *	gpumem_proc_usage_leak_buckets())
  * @hits: room for @max suspects; each has a reference on its pid
  * @max: their number (0: collect nothing, the suspects stay pending)
  *
- * One pass under the lock, O(processes x devices).
+ * One pass under the lock over @nr buckets, O(their counters): the leak
+ * worker (leak.c) calls it for a few buckets at a time.
  *
  * Context: process context (takes gpumem_pu_lock).
  * Return: the suspects collected; when @max, call again with NULL for more.
  */
 size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
+			       unsigned int first, unsigned int nr,
 			       struct gpumem_leak_hit *hits, size_t max)
 {
+	unsigned int bkt, end = min_t(u64, (u64)first + nr,
+				      HASH_SIZE(gpumem_pu_hash));
 	struct gpumem_proc_usage *pu;
 	size_t n = 0;
-	int bkt, r;
+	int r;
 
 	spin_lock(&gpumem_pu_lock);
-	hash_for_each(gpumem_pu_hash, bkt, pu, hnode) {
-		if (!pu->refs)
-			continue;	/* unused: counts as no node */
-		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
-			if (p)
-				gpumem_leak_window_end(&pu->leak[r],
-						       pu->bytes[r], p);
-			if (n == max ||
-			    !gpumem_leak_collect(&pu->leak[r], pu->bytes[r],
-						 &hits[n]))
-				continue;
-			hits[n].pid = get_pid(pu->pid);
-			hits[n].cgid = 0;
-			memcpy(hits[n].comm, pu->comm, sizeof(hits[n].comm));
-			hits[n].minor = pu->minor;
-			hits[n].region = r;
-			n++;
+	for (bkt = first; bkt < end; bkt++) {
+		hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode) {
+			if (!pu->refs)
+				continue;	/* unused: counts as no node */
+			for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
+				if (p)
+					gpumem_leak_window_end(&pu->leak[r],
+							       pu->bytes[r], p);
+				if (n == max ||
+				    !gpumem_leak_collect(&pu->leak[r],
+							 pu->bytes[r],
+							 &hits[n]))
+					continue;
+				hits[n].pid = get_pid(pu->pid);
+				hits[n].cgid = 0;
+				memcpy(hits[n].comm, pu->comm,
+				       sizeof(hits[n].comm));
+				hits[n].minor = pu->minor;
+				hits[n].region = r;
+				n++;
+			}
 		}
 	}
 	spin_unlock(&gpumem_pu_lock);
 	return n;
+}
+
+/**
+ * gpumem_proc_usage_leak_buckets() - the buckets gpumem_proc_usage_leaks()
+ *	goes through
+ *
+ * Return: the size of the process counters' hash table.
+ */
+unsigned int gpumem_proc_usage_leak_buckets(void)
+{
+	return HASH_SIZE(gpumem_pu_hash);
 }
 
 /*

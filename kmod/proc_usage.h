@@ -55,7 +55,9 @@ void gpumem_proc_usage_rows_free(struct gpumem_proc_usage_row *rows,
 int gpumem_proc_usage_fill(struct gpumem_snapshot *snap, char *path,
 			   const struct gpumem_snap_filter *filter);
 size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
+			       unsigned int first, unsigned int nr,
 			       struct gpumem_leak_hit *hits, size_t max);
+unsigned int gpumem_proc_usage_leak_buckets(void);
 size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max);
 void gpumem_proc_usage_exit(void);
 

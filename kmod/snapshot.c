@@ -4,12 +4,33 @@
  */
 #include <linux/cgroup.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include "snapshot.h"
+
+/*
+ * The most a report may keep: a netlink dump's snapshot stays until its
+ * requester has read it (or closed the socket), a debugfs file's until it
+ * is closed, so this is what one socket or open file can pin.
+ */
+static unsigned long dump_max_bytes = SZ_64M;
+module_param(dump_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(dump_max_bytes, "most bytes of rows a dump or report (proc-get, buf-get, dev-get, orphan-get, leak-get; the debugfs views) may keep until it is read; a larger one fails with EMSGSIZE, an orphans report lists fewer holder pids (default 64 MiB)");
+
+/**
+ * gpumem_snapshot_max_bytes() - the cap of a dump's or report's rows
+ *
+ * Return: the module parameter dump_max_bytes (0: no cap).
+ */
+size_t gpumem_snapshot_max_bytes(void)
+{
+	return READ_ONCE(dump_max_bytes);
+}
 
 /**
  * gpumem_vec_reserve() - grow a kvmalloc'ed array to hold @need elements
@@ -32,7 +53,7 @@ int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem)
 		if (check_mul_overflow(ncap, (size_t)2, &ncap))
 			return -ENOMEM;
 	}
-	nvec = kvmalloc_array(ncap, elem, GFP_KERNEL);
+	nvec = kvmalloc_array(ncap, elem, GFP_KERNEL_ACCOUNT);
 	if (!nvec)
 		return -ENOMEM;
 	if (*cap)
@@ -41,6 +62,113 @@ int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem)
 	*vec = nvec;
 	*cap = ncap;
 	return 0;
+}
+
+/**
+ * gpumem_vec_shrink() - give back what an array grown by
+ *	gpumem_vec_reserve() does not use
+ * @vec: the array (replaced by a copy of its first @n elements when that
+ *	saves more than a quarter of it)
+ * @cap: its capacity in elements
+ * @n: the elements in use
+ * @elem: the size of one element
+ *
+ * Without memory for the copy the array stays as it is.
+ *
+ * Context: may sleep.
+ */
+void gpumem_vec_shrink(void **vec, size_t *cap, size_t n, size_t elem)
+{
+	void *nvec = NULL;
+
+	if (n >= *cap - *cap / 4)
+		return;
+	if (n) {
+		nvec = kvmalloc_array(n, elem, GFP_KERNEL_ACCOUNT);
+		if (!nvec)
+			return;
+		memcpy(nvec, *vec, n * elem);
+	}
+	kvfree(*vec);
+	*vec = nvec;
+	*cap = n;
+}
+
+/**
+ * gpumem_snapshot_bytes() - the bytes of rows a snapshot keeps
+ * @snap: the snapshot (complete, or being made)
+ *
+ * Its device rows, task and process rows with the lists of them, cgroup
+ * paths (one per cgroup), buffer rows and holder pids as allocated.
+ *
+ * Return: the bytes.
+ */
+size_t gpumem_snapshot_bytes(const struct gpumem_snapshot *snap)
+{
+	size_t b = snap->nr_devs * sizeof(*snap->devs) + snap->rows_bytes +
+		   snap->nr_tasks * sizeof(*snap->task_list) +
+		   snap->nr_procs * sizeof(*snap->procs) +
+		   snap->cap_bufs * sizeof(*snap->bufs) +
+		   snap->cap_holders * sizeof(*snap->holders);
+
+	if (snap->task_pool)
+		b += snap->nr_tasks * sizeof(*snap->task_pool);
+	if (snap->proc_pool)
+		b += snap->nr_procs * sizeof(*snap->proc_pool);
+	return b;
+}
+
+/**
+ * gpumem_snapshot_check() - is a snapshot within its cap?
+ * @snap: the snapshot
+ *
+ * Return: 0, or -EMSGSIZE when it keeps more than &gpumem_snapshot.max_bytes.
+ */
+int gpumem_snapshot_check(const struct gpumem_snapshot *snap)
+{
+	if (snap->max_bytes && gpumem_snapshot_bytes(snap) > snap->max_bytes)
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * gpumem_snapshot_reserve() - grow one of a snapshot's arrays, within its cap
+ * @snap: the snapshot
+ * @vec: one of its arrays (as gpumem_vec_reserve())
+ * @cap: its capacity in elements
+ * @need: the number of elements needed
+ * @elem: the size of one element
+ *
+ * Context: may sleep.
+ * Return: 0, -ENOMEM, or -EMSGSIZE when the snapshot would keep more than
+ *	&gpumem_snapshot.max_bytes (it is to be freed then).
+ */
+int gpumem_snapshot_reserve(struct gpumem_snapshot *snap, void **vec,
+			    size_t *cap, size_t need, size_t elem)
+{
+	int ret;
+
+	if (need <= *cap)
+		return 0;
+	ret = gpumem_vec_reserve(vec, cap, need, elem);
+	return ret ? ret : gpumem_snapshot_check(snap);
+}
+
+/**
+ * gpumem_snapshot_shrink() - fit a finished snapshot's arrays to their rows
+ * @snap: the snapshot
+ *
+ * The buffer rows and holder pids grow by doubling while a walk adds them;
+ * once it is done, what they do not use is given back.
+ *
+ * Context: may sleep.
+ */
+void gpumem_snapshot_shrink(struct gpumem_snapshot *snap)
+{
+	gpumem_vec_shrink((void **)&snap->bufs, &snap->cap_bufs, snap->nr_bufs,
+			  sizeof(*snap->bufs));
+	gpumem_vec_shrink((void **)&snap->holders, &snap->cap_holders,
+			  snap->nr_holders, sizeof(*snap->holders));
 }
 
 /**
@@ -56,14 +184,15 @@ struct gpumem_snapshot *gpumem_snapshot_alloc(unsigned int nr_devs,
 	struct gpumem_snapshot *snap;
 	unsigned int i;
 
-	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL_ACCOUNT);
 	if (!snap)
 		return NULL;
 	snap->flags = flags;
 	xa_init(&snap->tasks);
 	xa_init(&snap->cgroups);
 	if (nr_devs) {
-		snap->devs = kcalloc(nr_devs, sizeof(*snap->devs), GFP_KERNEL);
+		snap->devs = kcalloc(nr_devs, sizeof(*snap->devs),
+				     GFP_KERNEL_ACCOUNT);
 		if (!snap->devs) {
 			kfree(snap);
 			return NULL;
@@ -145,15 +274,16 @@ struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 	proc = xa_load(xa, tgid);
 	if (proc)
 		return proc;
-	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
 	if (!proc)
 		return NULL;
 	proc->tgid = tgid;
 	proc->dev = dev;
-	if (xa_err(xa_store(xa, tgid, proc, GFP_KERNEL))) {
+	if (xa_err(xa_store(xa, tgid, proc, GFP_KERNEL_ACCOUNT))) {
 		kfree(proc);
 		return NULL;
 	}
+	snap->rows_bytes += sizeof(*proc);
 	return proc;
 }
 
@@ -260,13 +390,15 @@ void gpumem_snapshot_task_identity(struct gpumem_snapshot *snap,
 	rcu_read_unlock();
 	/* Paths are resolved once per cgroup and shared by its processes. */
 	if (have_path) {
-		char *copy = kstrdup(path, GFP_KERNEL);
+		char *copy = kstrdup(path, GFP_KERNEL_ACCOUNT);
 
 		if (copy && xa_err(xa_store(&snap->cgroups, row->cgroup_id,
-					    copy, GFP_KERNEL))) {
+					    copy, GFP_KERNEL_ACCOUNT))) {
 			kfree(copy);
 			copy = NULL;
 		}
+		if (copy)
+			snap->rows_bytes += strlen(copy) + 1;
 		row->cgroup = copy;
 	}
 }
@@ -303,13 +435,15 @@ int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
 	if (xa_load(&snap->tasks, tgid))
 		return 0;
 
-	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	row = kzalloc(sizeof(*row), GFP_KERNEL_ACCOUNT);
 	if (!row)
 		return -ENOMEM;
 	row->tgid = tgid;
 	gpumem_snapshot_task_identity(snap, row, pid, gone_comm, path);
-	ret = xa_err(xa_store(&snap->tasks, tgid, row, GFP_KERNEL));
+	ret = xa_err(xa_store(&snap->tasks, tgid, row, GFP_KERNEL_ACCOUNT));
 	if (ret)
 		kfree(row);
+	else
+		snap->rows_bytes += sizeof(*row);
 	return ret;
 }

@@ -168,6 +168,13 @@ struct gpumem_buf_row {
  * @clients: DRM files visited
  * @bos: object handles visited
  * @skipped: objects whose placement could not be read (busy)
+ * @rows_bytes: bytes of the task and process rows and cgroup paths a walk
+ *	allocated one by one (gpumem_snapshot_bytes())
+ * @max_bytes: the most gpumem_snapshot_bytes() may reach while the
+ *	snapshot is made and kept (0: no cap)
+ *
+ * Everything a snapshot holds is charged to the task that makes it
+ * (GFP_KERNEL_ACCOUNT: its memory cgroup).
  */
 struct gpumem_snapshot {
 	unsigned int flags;
@@ -191,6 +198,8 @@ struct gpumem_snapshot {
 	u32 clients;
 	u64 bos;
 	u64 skipped;
+	size_t rows_bytes;
+	size_t max_bytes;
 };
 
 /**
@@ -220,6 +229,13 @@ int gpumem_snapshot_dev_index(const struct gpumem_snapshot *snap, int minor);
 struct gpumem_proc_row *gpumem_snapshot_proc(struct gpumem_snapshot *snap,
 					     unsigned int dev, pid_t tgid);
 int gpumem_vec_reserve(void **vec, size_t *cap, size_t need, size_t elem);
+void gpumem_vec_shrink(void **vec, size_t *cap, size_t n, size_t elem);
+size_t gpumem_snapshot_bytes(const struct gpumem_snapshot *snap);
+int gpumem_snapshot_check(const struct gpumem_snapshot *snap);
+int gpumem_snapshot_reserve(struct gpumem_snapshot *snap, void **vec,
+			    size_t *cap, size_t need, size_t elem);
+void gpumem_snapshot_shrink(struct gpumem_snapshot *snap);
+size_t gpumem_snapshot_max_bytes(void);
 int gpumem_snapshot_task(struct gpumem_snapshot *snap, struct pid *pid,
 			 const char *gone_comm, char *path, pid_t *tgidp);
 void gpumem_snapshot_task_identity(struct gpumem_snapshot *snap,

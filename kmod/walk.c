@@ -92,7 +92,13 @@
 /*
  * Protects gpumem_stats and the work space walks keep for the next one
  * (taken by one walk at a time: a walk running beside it allocates its own).
+ * What is kept is bounded: an entry array of more than
+ * GPUMEM_ENTS_CACHE_MAX entries, or an object hash of more than
+ * 1 << GPUMEM_ACCT_CACHE_BITS buckets, is freed after its walk (what a
+ * walk of a large node needed is not kept for the small ones after it).
  */
+#define GPUMEM_ENTS_CACHE_MAX	4096
+#define GPUMEM_ACCT_CACHE_BITS	13
 static DEFINE_SPINLOCK(gpumem_walk_lock);
 static struct gpumem_walk_stats gpumem_stats;
 static struct gpumem_walk_ent *gpumem_ents_cache;
@@ -333,13 +339,15 @@ static int gpumem_kernel_task(struct gpumem_walk *w)
 
 	if (xa_load(&w->snap->tasks, 0))
 		return 0;
-	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	row = kzalloc(sizeof(*row), GFP_KERNEL_ACCOUNT);
 	if (!row)
 		return -ENOMEM;
 	strscpy(row->comm, "[kernel]", sizeof(row->comm));
-	ret = xa_err(xa_store(&w->snap->tasks, 0, row, GFP_KERNEL));
+	ret = xa_err(xa_store(&w->snap->tasks, 0, row, GFP_KERNEL_ACCOUNT));
 	if (ret)
 		kfree(row);
+	else
+		w->snap->rows_bytes += sizeof(*row);
 	return ret;
 }
 
@@ -567,7 +575,7 @@ static struct task_struct *gpumem_next_table(struct gpumem_walk *w, int *nr)
 		 */
 		if (!shared ||
 		    xa_insert(&w->tables, (unsigned long)files, xa_mk_value(0),
-			      GFP_KERNEL) != -EBUSY)
+			      GFP_KERNEL_ACCOUNT) != -EBUSY)
 			return t;
 		put_pid(w->fd_pid);
 		put_task_struct(t);
@@ -924,12 +932,22 @@ static void gpumem_walk_cache_get(struct gpumem_walk *w)
 	spin_unlock(&gpumem_walk_lock);
 }
 
-/* Leave it for the next walk (the larger, when two walks ran). */
+/*
+ * Leave it for the next walk (the larger, when two walks ran), unless it is
+ * larger than the cache keeps.
+ */
 static void gpumem_walk_cache_put(struct gpumem_walk *w)
 {
 	struct gpumem_account_scratch acct = {};
 	struct gpumem_walk_ent *ents = NULL;
 
+	if (w->cap_ents > GPUMEM_ENTS_CACHE_MAX) {
+		kvfree(w->ents);
+		w->ents = NULL;
+		w->cap_ents = 0;
+	}
+	if (w->acct.bits > GPUMEM_ACCT_CACHE_BITS)
+		gpumem_account_scratch_free(&w->acct);
 	spin_lock(&gpumem_walk_lock);
 	if (w->cap_ents >= gpumem_ents_cache_cap) {
 		swap(w->ents, gpumem_ents_cache);
@@ -970,6 +988,11 @@ static void gpumem_walk_count(const struct gpumem_snapshot *snap, int ret)
  * @filter: for a GPUMEM_SNAP_CHARGED snapshot, the process rows wanted
  *	(NULL: all); other snapshots are complete whatever it says (a walk
  *	counts every buffer once across all its holders)
+ * @max_bytes: the most the snapshot may keep (gpumem_snapshot_bytes(); 0:
+ *	no cap): checked as its arrays grow and after each device, so that
+ *	one that would keep more stops there; a finished snapshot's arrays
+ *	are fitted to their rows (gpumem_snapshot_shrink()). All of it, and
+ *	the walk's scratch space, is charged to the caller's memory cgroup.
  *
  * A device snapshot (GPUMEM_SNAP_DEVICES, GPUMEM_SNAP_CHARGED) costs
  * O(devices) here (plus the charged rows, proc_usage.c) and visits no
@@ -983,11 +1006,13 @@ static void gpumem_walk_count(const struct gpumem_snapshot *snap, int ret)
  *
  * Context: process context, may sleep.
  * Return: the snapshot (free with gpumem_snapshot_free()) or an ERR_PTR:
- *	-EINTR when a signal interrupted the walk, -ENOMEM.
+ *	-EINTR when a signal interrupted the walk, -ENOMEM, -EMSGSIZE when
+ *	it would keep more than @max_bytes.
  */
 struct gpumem_snapshot *
 gpumem_snapshot_take_filtered(unsigned int flags,
-			      const struct gpumem_snap_filter *filter)
+			      const struct gpumem_snap_filter *filter,
+			      size_t max_bytes)
 {
 	bool walk = !(flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED));
 	struct gpumem_walk w = {};
@@ -997,7 +1022,7 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 	bool alias;
 	u64 start;
 
-	w.path = kmalloc(PATH_MAX, GFP_KERNEL);
+	w.path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!w.path)
 		return ERR_PTR(-ENOMEM);
 	if (mutex_lock_interruptible(&gpumem_registry_lock)) {
@@ -1013,6 +1038,7 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 		kfree(w.path);
 		return ERR_PTR(-ENOMEM);
 	}
+	w.snap->max_bytes = max_bytes;
 	if (walk) {
 		gpumem_walk_cache_get(&w);
 		ret = gpumem_collect_holders(&w);
@@ -1030,6 +1056,8 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 		if (walk && !alias)
 			ret = gpumem_walk_device(&w, idx, gdev);
 		up_read(&gdev->walk_sem);
+		if (!ret)
+			ret = gpumem_snapshot_check(w.snap);
 		idx++;
 		cond_resched();
 	}
@@ -1039,6 +1067,10 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 		ret = gpumem_proc_usage_fill(w.snap, w.path, filter);
 	if (!ret)
 		ret = gpumem_snapshot_finish(w.snap);
+	if (!ret) {
+		gpumem_snapshot_shrink(w.snap);
+		ret = gpumem_snapshot_check(w.snap);
+	}
 	if (walk) {
 		w.snap->walk_ns = ktime_get_ns() - start;
 		w.snap->work = w.work;
@@ -1063,12 +1095,15 @@ gpumem_snapshot_take_filtered(unsigned int flags,
  * gpumem_snapshot_take() - walk every device and build a whole snapshot
  * @flags: GPUMEM_SNAP_*
  *
+ * No cap: for gpumem's own use (the orphaned events' report, a device
+ * list); a snapshot kept for a reader is taken with its cap.
+ *
  * Context: process context, may sleep.
  * Return: as gpumem_snapshot_take_filtered().
  */
 struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
 {
-	return gpumem_snapshot_take_filtered(flags, NULL);
+	return gpumem_snapshot_take_filtered(flags, NULL, 0);
 }
 
 /**

@@ -90,7 +90,8 @@ struct gpumem_walk_stats {
 struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags);
 struct gpumem_snapshot *
 gpumem_snapshot_take_filtered(unsigned int flags,
-			      const struct gpumem_snap_filter *filter);
+			      const struct gpumem_snap_filter *filter,
+			      size_t max_bytes);
 void gpumem_walk_stats(struct gpumem_walk_stats *stats);
 void gpumem_walk_exit(void);
 

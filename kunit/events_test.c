@@ -5,11 +5,14 @@
  * next event sent from a bucket carries what it suppressed; the bucket
  * table is bounded, and at its cap an idle bucket is taken over (its
  * suppressed count goes to the shared bucket) while a busy one never is.
- * Time is simulated by moving the buckets' stamps back.
+ * Time is simulated by moving the buckets' stamps back. Emitting never
+ * waits: the queue to the worker is bounded, events beyond it are lost
+ * and counted.
  */
 #include <kunit/test.h>
 #include "../uapi/gpumem.h"
 #include "../kmod/events.c"
+#include "../kmod/hook_stats.h"
 
 #define EV_CG_A		2001ULL
 #define EV_CG_B		2002ULL
@@ -164,10 +167,94 @@ static void ev_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s, 3ULL);
 }
 
+/*
+ * The queue between gpumem_event_emit() and the worker: a sink whose
+ * prepare holds the first event until told, so the queue fills up.
+ */
+static DECLARE_COMPLETION(evq_in_prepare);
+static DECLARE_COMPLETION(evq_go);
+static unsigned int evq_prepared, evq_sent;
+static u64 evq_last_seq;
+
+static void *evq_prepare(const struct gpumem_quota_event *ev)
+{
+	if (evq_prepared++ == 0) {
+		complete(&evq_in_prepare);
+		wait_for_completion(&evq_go);
+	}
+	return (void *)ev;	/* any non-NULL message */
+}
+
+static int evq_send(void *msg, u64 seq)
+{
+	const struct gpumem_quota_event *ev = msg;
+
+	evq_sent++;
+	evq_last_seq = seq;
+	/* the holders were copied with the event */
+	return ev->nr_holders == 2 && ev->holders[1] == 43 ? 0 : -EINVAL;
+}
+
+static const struct gpumem_event_sink evq_sink = {
+	.prepare = evq_prepare,
+	.send = evq_send,
+};
+
+static u64 evq_stat(enum gpumem_hook_stat stat)
+{
+	struct gpumem_hook_stats hs;
+
+	gpumem_hook_stats_read(&hs);
+	return hs.count[stat];
+}
+
+/*
+ * Emitting never waits for the worker: with its first event held in
+ * prepare, GPUMEM_EVENTS_QUEUE_MAX more wait in the queue and 5 beyond are
+ * lost at once (numbered, counted); then all those queued are sent, in
+ * number order, with their holders.
+ */
+static void ev_queue_bounded(struct kunit *test)
+{
+	pid_t holders[2] = { 42, 43 };
+	struct gpumem_quota_event ev = {
+		.type = GPUMEM_EVENT_TYPE_ORPHANED,
+		.holders = holders, .nr_holders = 2,
+	};
+	u64 lost0, sent0, first;
+	unsigned int i;
+
+	evq_prepared = 0;
+	evq_sent = 0;
+	reinit_completion(&evq_in_prepare);
+	reinit_completion(&evq_go);
+	lost0 = evq_stat(GPUMEM_HOOK_EVENTS_LOST);
+	sent0 = evq_stat(GPUMEM_HOOK_EVENTS_SENT);
+	gpumem_events_set_sink(&evq_sink);
+	gpumem_event_emit(&ev);
+	first = ev.seq;
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&evq_in_prepare,
+							  10 * HZ), 0UL);
+	for (i = 0; i < GPUMEM_EVENTS_QUEUE_MAX + 5; i++)
+		gpumem_event_emit(&ev);
+	holders[1] = 99;	/* the queued copies keep what they were given */
+	KUNIT_EXPECT_EQ(test, ev.seq, first + GPUMEM_EVENTS_QUEUE_MAX + 5);
+	KUNIT_EXPECT_EQ(test, evq_stat(GPUMEM_HOOK_EVENTS_LOST) - lost0, 5ULL);
+	KUNIT_EXPECT_EQ(test, evq_sent, 0U);
+	complete(&evq_go);
+	gpumem_events_flush();
+	KUNIT_EXPECT_EQ(test, evq_sent, GPUMEM_EVENTS_QUEUE_MAX + 1);
+	KUNIT_EXPECT_EQ(test, evq_last_seq, first + GPUMEM_EVENTS_QUEUE_MAX);
+	KUNIT_EXPECT_EQ(test, evq_stat(GPUMEM_HOOK_EVENTS_SENT) - sent0,
+			(u64)GPUMEM_EVENTS_QUEUE_MAX + 1);
+	gpumem_events_set_sink(NULL);
+}
+
 static struct kunit_case gpumem_events_cases[] = {
 	KUNIT_CASE(ev_burst_then_carry),
 	KUNIT_CASE(ev_tenants_apart),
 	KUNIT_CASE(ev_cap),
+	KUNIT_CASE(ev_queue_bounded),
 	{}
 };
 

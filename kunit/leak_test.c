@@ -286,7 +286,7 @@ static void lk_process_counters(struct kunit *test)
 		pu[w] = gpumem_proc_usage_get(me, "kunit-leak", LK_DEV);
 		KUNIT_ASSERT_NOT_NULL(test, pu[w]);
 		gpumem_proc_usage_charge(pu[w], GPUMEM_REGION_VRAM, LK_MIB);
-		n = gpumem_proc_usage_leaks(&lk_params, hits, ARRAY_SIZE(hits));
+		n = gpumem_proc_usage_leaks(&lk_params, 0, UINT_MAX, hits, ARRAY_SIZE(hits));
 		for (i = 0; i < n; i++) {
 			if (hits[i].pid == me && hits[i].minor == LK_DEV) {
 				found++;
@@ -316,7 +316,7 @@ static void lk_process_counters(struct kunit *test)
 	for (w = 0; w < ARRAY_SIZE(pu); w++)
 		gpumem_proc_usage_uncharge(pu[w], GPUMEM_REGION_VRAM, LK_MIB);
 	/* freed: the next window end takes it off the list */
-	n = gpumem_proc_usage_leaks(&lk_params, hits, ARRAY_SIZE(hits));
+	n = gpumem_proc_usage_leaks(&lk_params, 0, UINT_MAX, hits, ARRAY_SIZE(hits));
 	for (i = 0; i < n; i++)
 		put_pid(hits[i].pid);
 	n = gpumem_proc_usage_suspects(hits, ARRAY_SIZE(hits));
@@ -349,7 +349,7 @@ static void lk_cgroup_counters(struct kunit *test)
 	cgids[1] = root;
 	for (w = 0; w < 5; w++) {
 		KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
-		n = gpumem_limits_leaks(&lk_params, hits, ARRAY_SIZE(hits));
+		n = gpumem_limits_leaks(&lk_params, 0, UINT_MAX, hits, ARRAY_SIZE(hits));
 		for (i = 0; i < n; i++) {
 			KUNIT_EXPECT_NULL(test, hits[i].pid);
 			if (hits[i].minor != LK_DEV)

@@ -34,6 +34,13 @@ static int lt_send(void *msg, u64 seq)
 	return 0;
 }
 
+/* The events delivered so far (events.c's worker sends them: wait for it). */
+static unsigned int lt_count(void)
+{
+	gpumem_events_flush();
+	return lt_nevents;
+}
+
 static const struct gpumem_event_sink lt_sink = {
 	.prepare = lt_prepare,
 	.send = lt_send,
@@ -105,7 +112,7 @@ static void lt_hierarchy_counts(struct kunit *test)
 	gpumem_limits_uncharge(&req);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 0ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage, 0ULL);
-	KUNIT_EXPECT_EQ(test, lt_nevents, 0U);
+	KUNIT_EXPECT_EQ(test, lt_count(), 0U);
 }
 
 /*
@@ -167,7 +174,7 @@ static void lt_max_enforce(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, true), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage, 8192ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied, 1ULL);
-	KUNIT_ASSERT_EQ(test, lt_nevents, 1U);
+	KUNIT_ASSERT_EQ(test, lt_count(), 1U);
 	KUNIT_EXPECT_EQ(test, lt_events[0].type, (u32)GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED);
 	KUNIT_EXPECT_TRUE(test, lt_events[0].denied);
 	KUNIT_EXPECT_EQ(test, lt_events[0].usage, 8192ULL);
@@ -208,7 +215,7 @@ static void lt_forced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 8192ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 8192ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).denied, 2ULL);
-	KUNIT_ASSERT_EQ(test, lt_nevents, 2U);
+	KUNIT_ASSERT_EQ(test, lt_count(), 2U);
 	KUNIT_EXPECT_TRUE(test, lt_events[0].denied);
 	KUNIT_EXPECT_FALSE(test, lt_events[1].denied);
 	KUNIT_EXPECT_EQ(test, lt_events[1].usage, 0ULL);
@@ -239,7 +246,7 @@ static void lt_monitor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 12288ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).denied, 2ULL);
-	KUNIT_ASSERT_EQ(test, lt_nevents, 2U);
+	KUNIT_ASSERT_EQ(test, lt_count(), 2U);
 	KUNIT_EXPECT_FALSE(test, lt_events[1].denied);
 	KUNIT_EXPECT_EQ(test, lt_seqs[1], lt_seqs[0] + 1);
 	gpumem_limits_uncharge(&req);
@@ -258,15 +265,15 @@ static void lt_high_crossed(struct kunit *test)
 						GPUMEM_NO_LIMIT, 4096,
 						GPUMEM_LIMIT_MODE_ENFORCE), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* = high */
-	KUNIT_EXPECT_EQ(test, lt_nevents, 0U);
+	KUNIT_EXPECT_EQ(test, lt_count(), 0U);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* above */
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);	/* still */
-	KUNIT_ASSERT_EQ(test, lt_nevents, 1U);
+	KUNIT_ASSERT_EQ(test, lt_count(), 1U);
 	KUNIT_EXPECT_EQ(test, lt_events[0].type, (u32)GPUMEM_EVENT_TYPE_HIGH_CROSSED);
 	gpumem_limits_uncharge(&req);
 	gpumem_limits_uncharge(&req);	/* back at high: re-armed */
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
-	KUNIT_EXPECT_EQ(test, lt_nevents, 2U);
+	KUNIT_EXPECT_EQ(test, lt_count(), 2U);
 	gpumem_limits_uncharge(&req);
 	gpumem_limits_uncharge(&req);
 }
@@ -379,12 +386,12 @@ static void lt_lost_event_gap(struct kunit *test)
 						GPUMEM_LIMIT_MODE_ENFORCE), 0);
 	for (i = 0; i < ARRAY_SIZE(lt_events) + 2; i++)
 		KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
-	KUNIT_ASSERT_EQ(test, lt_nevents, (unsigned int)ARRAY_SIZE(lt_events));
+	KUNIT_ASSERT_EQ(test, lt_count(), (unsigned int)ARRAY_SIZE(lt_events));
 	/* the sink was full: two more were lost, and numbered (the next: +3) */
 	last = lt_seqs[ARRAY_SIZE(lt_events) - 1];
 	lt_nevents = 0;
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
-	KUNIT_ASSERT_EQ(test, lt_nevents, 1U);
+	KUNIT_ASSERT_EQ(test, lt_count(), 1U);
 	KUNIT_EXPECT_EQ(test, lt_seqs[0], last + 3);
 }
 

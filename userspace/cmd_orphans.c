@@ -24,11 +24,14 @@ static const char help[] =
 	"the buffers now: live pids reaching them through a handle, \"kernel\" (an\n"
 	"in-kernel client), \"dma-buf\" (exported), \"mapping\" (no handle, no\n"
 	"dma-buf: CPU mappings), \"busy\" (not readable now). Host pids and cgroup\n"
-	"paths. Needs CAP_NET_ADMIN (root); exit status 4 without it.\n"
+	"paths. DROPPED: live holders the report left out of HOLDERS (it lists at\n"
+	"most 65536 pids, and only as many as fit in the module parameter\n"
+	"dump_max_bytes). Needs CAP_NET_ADMIN (root); exit status 4 without it.\n"
 	"\n"
 	"  -j, --json            a JSON array, one object per group: device, region,\n"
 	"                        bytes, buffers, cgroup_id, cgroup, pid, comm,\n"
-	"                        since_ms, holders (pids), kinds (names)\n"
+	"                        since_ms, holders (pids), kinds (names),\n"
+	"                        holders_dropped\n"
 	"  -b, --bytes           exact byte counts\n";
 
 /* The kinds' names, comma-separated ("-" for none). */
@@ -60,6 +63,8 @@ static const struct gm_field orphan_fields[] = {
 	{ .title = "CGROUP_ID", .align = 'r', .key = "cgroup_id", ORPHAN_ATTR(CGROUP_ID),
 	  .get = gm_get_attr_u64 },
 	{ .title = "CGROUP", .key = "cgroup", ORPHAN_ATTR(CGROUP_PATH), .get = gm_get_attr_str },
+	{ .title = "DROPPED", .align = 'r', .key = "holders_dropped",
+	  ORPHAN_ATTR(HOLDERS_DROPPED), .get = gm_get_attr_u64 },
 };
 
 int cmd_orphans(int argc, char **argv, struct gm_opts *o)

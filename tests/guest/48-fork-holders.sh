@@ -5,7 +5,8 @@
 # its card fd. (a) the held view (debugfs `processes` and a netlink dump,
 # gpumemctl ps --held), a `buffers` read and, once the allocator has
 # exited, an orphans report (debugfs and gpumemctl orphans --json) complete
-# and show every holder exactly, and the walk visited the file's 4 handles
+# and show every holder exactly (capped by dump_max_bytes: the lowest
+# holders and the exact number left out), and the walk visited the file's 4 handles
 # once (stats last_walk_bos; before issue 22 once per holder); (b) the allocator's exit raises its
 # orphaned event (usage, buffers, the 128 lowest holder pids); (c)
 # meanwhile allocations in cgroup B keep completing, and the kernel log
@@ -17,7 +18,7 @@ require_gpumem
 . "$(dirname "$0")/quota-lib.sh"	# ev_check
 
 CASES="fork-holders-setup fork-holders-processes fork-holders-held-dump fork-holders-buffers
-fork-holders-orphans fork-holders-orphaned-event fork-holders-other-cgroup fork-holders-no-stall"
+fork-holders-orphans fork-holders-orphans-capped fork-holders-orphaned-event fork-holders-other-cgroup fork-holders-no-stall"
 N=${GM_FORK_N:-1000}
 NB=4
 SZ=65536
@@ -41,6 +42,7 @@ restore() {
 	[ -n "$ht0" ] && echo "$ht0" >"$HT"
 	[ -n "$rs0" ] && echo "$rs0" >"$RS"
 	echo "$oeb0" >"$GM_PARAMS/orphan_event_bytes"
+	[ -n "$cap0" ] && echo "$cap0" >"$GM_PARAMS/dump_max_bytes"
 	[ -w "$A/cgroup.kill" ] && echo 1 >"$A/cgroup.kill"
 	_gm_cleanup
 }
@@ -171,6 +173,48 @@ tr '{' '\n' <"$GM_TMP/orph.json" | grep "\"pid\":$f_pid," |
 	sed -n 's/.*"holders":\[\([0-9,]*\)\].*/\1/p' >"$GM_TMP/orph.holders"
 tc_eq "orphan holders (netlink): every child" "$(cat "$GM_TMP/orph.holders")" \
 	"$(paste -sd, "$GM_TMP/kids")"
+tc_eq "orphan holders dropped (netlink), complete list" \
+	"$(tr '{' '\n' <"$GM_TMP/orph.json" | grep "\"pid\":$f_pid," |
+		sed -n 's/.*"holders_dropped":\([0-9]*\).*/\1/p')" 0
+tc_end
+
+# The report kept for a reader is capped (dump_max_bytes): with 2048 bytes
+# its rows fit but not 1000 holder pids; the row lists the lowest holders
+# and says how many it left out, exactly the rest; statistic
+# orphans_truncated rises by what the report left out. With 64 bytes not
+# even a row fits: EMSGSIZE, the extack naming the cap (6.2+).
+tc_begin fork-holders-orphans-capped
+cap0=$(cat "$GM_PARAMS/dump_max_bytes")
+tr0=$(stat_value orphans_truncated)
+echo 2048 >"$GM_PARAMS/dump_max_bytes"
+"$CTL" orphans --json >"$GM_TMP/orphc.json" 2>"$GM_TMP/orphc.err"
+rc=$?
+echo 64 >"$GM_PARAMS/dump_max_bytes"
+"$CTL" orphans --json >"$GM_TMP/orph64.json" 2>"$GM_TMP/orph64.err"
+rc64=$?
+echo "$cap0" >"$GM_PARAMS/dump_max_bytes"
+tr1=$(stat_value orphans_truncated)
+tc_eq "gpumemctl orphans --json exit (2048-byte cap)" "$rc" 0
+head -c 300 "$GM_TMP/orphc.err"
+row=$(tr '{' '\n' <"$GM_TMP/orphc.json" | grep "\"pid\":$f_pid,")
+listed=$(echo "$row" | sed -n 's/.*"holders":\[\([0-9,]*\)\].*/\1/p')
+nlisted=$(echo "$listed" | tr , '\n' | grep -c .)
+dropped=$(echo "$row" | sed -n 's/.*"holders_dropped":\([0-9]*\).*/\1/p')
+all_dropped=$(tr '{' '\n' <"$GM_TMP/orphc.json" |
+	sed -n 's/.*"holders_dropped":\([0-9]*\).*/\1/p' | awk '{ t += $1 } END { print t + 0 }')
+log "2048-byte cap: $nlisted holders listed, $dropped dropped; all rows: $all_dropped dropped"
+tc_num -gt "holders dropped from the capped row" "${dropped:-0}" 0
+tc_eq "holders listed + dropped" $((nlisted + ${dropped:-0})) "$N"
+tc_eq "holders listed: the lowest" "$listed" "$(head -n "$nlisted" "$GM_TMP/kids" | paste -sd,)"
+tc_eq "orphans_truncated rose by the holders the report left out" $((tr1 - tr0)) "$all_dropped"
+tc_num -ne "gpumemctl orphans exit (64-byte cap)" "$rc64" 0
+if [ "$(kernel_mm)" -ge 602 ]; then
+	grep -q dump_max_bytes "$GM_TMP/orph64.err" ||
+		tc_fail "gpumemctl orphans did not report the cap: $(head -c 300 "$GM_TMP/orph64.err")"
+else
+	grep -q 'Message too long' "$GM_TMP/orph64.err" ||
+		tc_fail "gpumemctl orphans did not fail with EMSGSIZE: $(head -c 300 "$GM_TMP/orph64.err")"
+fi
 tc_end
 
 tc_begin fork-holders-orphaned-event

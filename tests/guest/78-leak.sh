@@ -18,14 +18,17 @@
 # `leaks` list exactly those two suspects among the test's pids and cgroups,
 # with the event's figures; an unprivileged `gpumemctl leaks` is refused
 # (exit 4) and changes nothing; once the staircase has exited it is listed
-# no more. Invalid values of leak_window_ms and leak_windows are refused and
-# change nothing. The parameters are restored at the end.
+# no more; with dump_max_bytes at 16 bytes the list (netlink leak-get and
+# debugfs) fails with EMSGSIZE. The worker ends each window in runs of at
+# most leak_run_buckets hash buckets (debugfs stats: exactly ceil(buckets /
+# run_buckets) runs a window end). Invalid values of leak_window_ms and
+# leak_windows are refused and change nothing. The parameters are restored at the end.
 # Usage: run by the guest runner (scripts/run-guest.sh SERIES --only '78-*').
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 
 CASES="leak-param-invalid leak-staircase leak-sawtooth leak-sawtooth-falling-floor leak-plateau
-	leak-list leak-list-unpriv leak-list-gone"
+	leak-list leak-list-unpriv leak-list-capped leak-worker-bounded leak-list-gone"
 
 . "$(dirname "$0")/quota-lib.sh"
 
@@ -39,7 +42,10 @@ quota_setup "$CG_S" "$CG_W" "$CG_F" "$CG_P"
 win0=$(cat "$PAR/leak_window_ms")
 nwin0=$(cat "$PAR/leak_windows")
 slack0=$(cat "$PAR/leak_slack")
-trap 'echo "$nwin0" >"$PAR/leak_windows"; echo "$slack0" >"$PAR/leak_slack";
+runs0=$(stat_value leak_runs)
+passes0=$(stat_value leak_passes)
+trap '[ -n "$cap0" ] && echo "$cap0" >"$PAR/dump_max_bytes";
+	echo "$nwin0" >"$PAR/leak_windows"; echo "$slack0" >"$PAR/leak_slack";
 	echo "$win0" >"$PAR/leak_window_ms"; _gm_cleanup' EXIT
 
 tc_begin leak-param-invalid
@@ -82,7 +88,11 @@ in_cg plat "$CG_P" hold -n 4 -s 1M -t "$HOLD" -c gm-leak-plat ||
 # helper exits: its floor never falls back)
 t=0
 # shellcheck disable=SC2154 # set by spawn_cmd through eval
-until grep -q " pid $stair_pid " "$GM_TMP/lw.out" || [ $t -ge $((HOLD * 5)) ]; do
+# (and its cgroup's: the cgroups' counters come a few runs of the leak
+# worker after the processes')
+until { grep -q " pid $stair_pid " "$GM_TMP/lw.out" &&
+	[ "$(grep -c "leak-suspect cgroup /gm-leak-stair card" "$GM_TMP/lw.out")" -ge 1 ]; } ||
+	[ $t -ge $((HOLD * 5)) ]; do
 	sleep 0.2
 	t=$((t + 1))
 done
@@ -92,6 +102,14 @@ cp /sys/kernel/debug/gpumem/leaks "$GM_TMP/leaks.dbg" 2>"$GM_TMP/leaks.dbg.err"
 leaks_dbg_rc=$?
 "$GM_BIN/gm-nsexec" -u 65534 -- "$CTL" leaks --json >"$GM_TMP/leaks.unpriv" 2>&1
 unpriv_rc=$?
+# the list kept for a reader is capped (dump_max_bytes): 16 bytes hold no row
+cap0=$(cat "$PAR/dump_max_bytes")
+echo 16 >"$PAR/dump_max_bytes"
+"$CTL" leaks --json >"$GM_TMP/leaks.cap" 2>&1
+cap_rc=$?
+cat /sys/kernel/debug/gpumem/leaks >"$GM_TMP/leaks.dbgcap" 2>&1
+cap_dbg_rc=$?
+echo "$cap0" >"$PAR/dump_max_bytes"
 "$CTL" leaks --json >"$GM_TMP/leaks2.json" 2>&1
 leaks2_rc=$?
 stair_alive=0
@@ -252,6 +270,41 @@ tc_eq "gpumemctl leaks again: exit status" "$leaks2_rc" 0
 tc_eq "listed again: the staircase's pid" "$(grep -c "\"pid\":$stair_pid," "$GM_TMP/leaks2.json")" 1
 tc_eq "listed again: the staircase's cgroup" \
 	"$(grep '"pid":null' "$GM_TMP/leaks2.json" | grep -c "\"cgroup_id\":$cgid_s,")" 1
+tc_end
+
+tc_begin leak-list-capped
+log "gpumemctl leaks with a 16-byte cap (exit $cap_rc): $(head -c 300 "$GM_TMP/leaks.cap")"
+log "debugfs leaks with a 16-byte cap (exit $cap_dbg_rc): $(head -c 300 "$GM_TMP/leaks.dbgcap")"
+tc_num -ne "gpumemctl leaks exit status with a 16-byte cap" "$cap_rc" 0
+tc_num -ne "read of debugfs leaks: exit status with a 16-byte cap" "$cap_dbg_rc" 0
+grep -q 'Message too long' "$GM_TMP/leaks.dbgcap" ||
+	tc_fail "debugfs leaks did not fail with EMSGSIZE: $(head -c 200 "$GM_TMP/leaks.dbgcap")"
+if [ "$(kernel_mm)" -ge 602 ]; then
+	grep -q dump_max_bytes "$GM_TMP/leaks.cap" ||
+		tc_fail "gpumemctl leaks did not report the cap: $(head -c 300 "$GM_TMP/leaks.cap")"
+else
+	grep -q 'Message too long' "$GM_TMP/leaks.cap" ||
+		tc_fail "gpumemctl leaks did not fail with EMSGSIZE: $(head -c 300 "$GM_TMP/leaks.cap")"
+fi
+tc_end
+
+# The leak worker ends a window in runs of at most leak_run_buckets hash
+# buckets: the last window end took exactly ceil(leak_buckets /
+# leak_run_buckets) runs, and every window end of the test (one a second)
+# took that many runs (one going on at each end of the test aside).
+tc_begin leak-worker-bounded
+nb=$(stat_value leak_buckets)
+rb=$(stat_value leak_run_buckets)
+runs=$(($(stat_value leak_runs) - runs0))
+passes=$(($(stat_value leak_passes) - passes0))
+R=$(((nb + rb - 1) / rb))
+log "leak worker: $passes window ends in $runs runs; $nb buckets, $rb a run"
+tc_num -gt "buckets a run visits (leak_run_buckets)" "$rb" 0
+tc_num -lt "buckets a run visits: fewer than a window end's" "$rb" "$nb"
+tc_eq "runs of the last window end (leak_pass_runs)" "$(stat_value leak_pass_runs)" "$R"
+tc_num -ge "window ends during the test" "$passes" 5
+tc_num -ge "runs during the test" "$runs" $(((passes - 1) * R + 1))
+tc_num -le "runs during the test (a window end restarted by each parameter set)" "$runs" $(((passes + 5) * R))
 tc_end
 
 tc_begin leak-list-gone

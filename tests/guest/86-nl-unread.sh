@@ -18,8 +18,11 @@
 #    waited to be read held one per socket: 1000).
 #  - unread-cap: with dump_max_bytes at 64 bytes a dump's snapshot is over
 #    the cap: gpumemctl ps fails with the extack message naming it (before
-#    6.2, whose netlink core drops a dump start's extack: EMSGSIZE); back at
-#    its value, the same request works.
+#    6.2, whose netlink core drops a dump start's extack: EMSGSIZE); so do
+#    the walks kept for a reader, each stopped at the cap: gpumemctl ps
+#    --held (a held-view dump), gpumemctl buffers (buf-get) and a read of
+#    debugfs `buffers` (EMSGSIZE): the walk statistic walks_failed rises by
+#    exactly those 3; back at its value, the same requests work.
 #  - unread-rmmod: once they are closed, rmmod gpumem succeeds (and it is
 #    loaded again).
 # Against the module before dumps ended in their first pass (main at
@@ -111,10 +114,27 @@ cap0=$(cat "$GM_PARAMS/dump_max_bytes")
 if [ -z "$cap0" ]; then
 	tc_fail "no dump_max_bytes parameter in $GM_PARAMS"
 else
+	wf0=$(stat_value walks_failed)
 	echo 64 >"$GM_PARAMS/dump_max_bytes" || tc_fail "cannot set dump_max_bytes"
 	"$CTL" ps >"$GM_TMP/ps-cap.out" 2>&1
 	rc=$?
+	"$CTL" ps --held >"$GM_TMP/held-cap.out" 2>&1
+	rc_held=$?
+	"$CTL" buffers -p 1 >"$GM_TMP/buf-cap.out" 2>&1
+	rc_buf=$?
+	cat "$GM_DEBUGFS/buffers" >"$GM_TMP/dbg-cap.out" 2>&1
+	rc_dbg=$?
 	echo "$cap0" >"$GM_PARAMS/dump_max_bytes"
+	log "with a 64-byte cap: ps --held exit $rc_held: $(head -c 200 "$GM_TMP/held-cap.out")"
+	log "with a 64-byte cap: buffers exit $rc_buf: $(head -c 200 "$GM_TMP/buf-cap.out")"
+	log "with a 64-byte cap: debugfs buffers exit $rc_dbg: $(head -c 200 "$GM_TMP/dbg-cap.out")"
+	tc_num -ne "gpumemctl ps --held exit status with a 64-byte cap" "$rc_held" 0
+	tc_num -ne "gpumemctl buffers exit status with a 64-byte cap" "$rc_buf" 0
+	tc_num -ne "read of debugfs buffers: exit status with a 64-byte cap" "$rc_dbg" 0
+	grep -q 'Message too long' "$GM_TMP/dbg-cap.out" ||
+		tc_fail "debugfs buffers did not fail with EMSGSIZE: $(head -c 200 "$GM_TMP/dbg-cap.out")"
+	tc_eq "walks stopped at the cap (walks_failed rose by)" \
+		$(($(stat_value walks_failed) - wf0)) 3
 	log "gpumemctl ps with a 64-byte cap: exit $rc: $(head -c 300 "$GM_TMP/ps-cap.out")"
 	tc_num -ne "gpumemctl ps exit status with a 64-byte cap" "$rc" 0
 	# Before 6.2 the netlink core drops the extack of a dump's .start
@@ -128,6 +148,12 @@ else
 	fi
 	"$CTL" ps >"$GM_TMP/ps-cap.out" 2>&1
 	tc_eq "gpumemctl ps exit status with dump_max_bytes $cap0" "$?" 0
+	"$CTL" ps --held >"$GM_TMP/held-cap.out" 2>&1
+	tc_eq "gpumemctl ps --held exit status with dump_max_bytes $cap0" "$?" 0
+	"$CTL" buffers -p 1 >"$GM_TMP/buf-cap.out" 2>&1
+	tc_eq "gpumemctl buffers exit status with dump_max_bytes $cap0" "$?" 0
+	cat "$GM_DEBUGFS/buffers" >/dev/null
+	tc_eq "read of debugfs buffers: exit status with dump_max_bytes $cap0" "$?" 0
 fi
 tc_end
 

@@ -73,6 +73,9 @@ log "A: $na events, carrying $sa suppressed"
 tc_eq "A's events + the suppressed they carry" $((na + sa)) 41
 tc_num -ge "suppressed carried by A's last event" "$(by_pid "$a2_pid" | sum_suppressed)" 1
 tc_eq "every event names P's limit" "$( (echo "$evb"; echo "$eva") | grep -vc '"cgroup":"/gpumem-q-ten"')" 0
+# raised inside the allocations, sent by the events' worker: none lost
+tc_eq "events the watch saw missed (lost: gaps in the numbers)" \
+	"$(echo "$ev" | grep -c '"missed":[1-9]')" 0
 "$CTL" limit clear "$P" >/dev/null 2>&1
 tc_end
 

@@ -276,6 +276,7 @@ const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1] = {
 	[GPUMEM_A_ORPHAN_SINCE_MS] = { .type = NLA_U32 },
 	[GPUMEM_A_ORPHAN_HOLDER] = { .type = NLA_U32 },
 	[GPUMEM_A_ORPHAN_KINDS] = { .type = NLA_U32 },
+	[GPUMEM_A_ORPHAN_HOLDERS_DROPPED] = { .type = NLA_U32 },
 };
 
 const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1] = {
@@ -291,6 +292,7 @@ const char *const gm_spec_orphan_names[GPUMEM_A_ORPHAN_MAX + 1] = {
 	[GPUMEM_A_ORPHAN_HOLDER] = "holder",
 	[GPUMEM_A_ORPHAN_KINDS] = "kinds",
 	[GPUMEM_A_ORPHAN_PAD] = "pad",
+	[GPUMEM_A_ORPHAN_HOLDERS_DROPPED] = "holders-dropped",
 };
 
 const struct nla_policy gm_spec_leak_policy[GPUMEM_A_LEAK_MAX + 1] = {
