@@ -12,6 +12,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/cgroup.h>
 #include <linux/mm.h>
 #include "budget.h"
@@ -37,6 +38,9 @@
  * @header: the header line (without newline)
  * @snap_flags: GPUMEM_SNAP_* the snapshot needs
  * @nr_rows: number of rows in a snapshot
+ * @max_row_bytes: optional, the longest row a snapshot prints (a bound);
+ *	rows longer than a page size the seq_file buffer at open (see
+ *	gpumem_table_size_buf())
  * @show: print one row
  */
 struct gpumem_table {
@@ -44,6 +48,7 @@ struct gpumem_table {
 	const char *header;
 	unsigned int snap_flags;
 	size_t (*nr_rows)(const struct gpumem_snapshot *snap);
+	size_t (*max_row_bytes)(const struct gpumem_snapshot *snap);
 	void (*show)(struct seq_file *m, struct gpumem_snapshot *snap,
 		     size_t row);
 };
@@ -155,6 +160,21 @@ static size_t gpumem_buffers_rows(const struct gpumem_snapshot *snap)
 	return snap->nr_bufs;
 }
 
+/*
+ * The longest buffers row: its fixed columns (device name, pids, handle,
+ * size, region, type: under 128 characters) and a holder list of at most
+ * 11 characters a pid ("," and up to 10 digits). O(buffers).
+ */
+static size_t gpumem_buffers_max_row_bytes(const struct gpumem_snapshot *snap)
+{
+	u32 most = 0;
+	size_t i;
+
+	for (i = 0; i < snap->nr_bufs; i++)
+		most = max(most, snap->bufs[i].nr_holders);
+	return 128 + 11 * (size_t)most;
+}
+
 static void gpumem_buffers_show(struct seq_file *m,
 				struct gpumem_snapshot *snap, size_t row)
 {
@@ -248,6 +268,7 @@ static const struct gpumem_table gpumem_tables[] = {
 		.header = "device owner handle size region mem_type shared holders",
 		.snap_flags = GPUMEM_SNAP_BUFFERS,
 		.nr_rows = gpumem_buffers_rows,
+		.max_row_bytes = gpumem_buffers_max_row_bytes,
 		.show = gpumem_buffers_show,
 	},
 };
@@ -298,6 +319,37 @@ static const struct seq_operations gpumem_seq_ops = {
 	.show = gpumem_seq_show,
 };
 
+/*
+ * seq_file starts with a page and, when a row does not fit in what is left
+ * of its buffer, prints that row again on the next read (and again into a
+ * buffer twice the size when it does not fit a whole one): a buffers row
+ * lists every holder, so with rows of a few pages most of them would be
+ * printed twice or more, more so the more holders (a cost that grows
+ * faster than the output). A buffer of 4 longest rows (at least a page,
+ * at most the snapshot cap, charged to the reader) prints each row at most
+ * once more every 4 rows.
+ */
+static void gpumem_table_size_buf(struct seq_file *m,
+				  const struct gpumem_table *table,
+				  const struct gpumem_snapshot *snap)
+{
+	size_t size;
+	char *buf;
+
+	if (!table->max_row_bytes)
+		return;
+	size = min(4 * table->max_row_bytes(snap),
+		   max_t(size_t, gpumem_snapshot_max_bytes(), PAGE_SIZE));
+	if (size <= PAGE_SIZE)
+		return;
+	/* seq_read() allocates a page if this fails; seq_release() frees it */
+	buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return;
+	m->buf = buf;
+	m->size = size;
+}
+
 static int gpumem_table_open(struct inode *inode, struct file *file)
 {
 	const struct gpumem_table *table = inode->i_private;
@@ -316,6 +368,7 @@ static int gpumem_table_open(struct inode *inode, struct file *file)
 	}
 	s->table = table;
 	s->snap = snap;
+	gpumem_table_size_buf(file->private_data, table, snap);
 	return 0;
 }
 
