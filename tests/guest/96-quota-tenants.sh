@@ -98,6 +98,11 @@ qxl_settled() {
 # thr_setup ABOVE: threshold_pct = the smallest percentage ABOVE bytes over
 # qxl's settled use; sets $cap $base $pct $thr.
 thr_setup() {
+	# Buffers freed but not yet destroyed (TTM deletes a fenced buffer
+	# later, qxl signals lazily) still count in the managers' use until
+	# TTM's next eviction walk, which the sawtooth's allocations would
+	# run: its use would not rise. A denial (the sync event's) runs it now.
+	w_sync || tc_fail "the sync event did not arrive"
 	base=$(qxl_settled)
 	cap=$(num "$(dev_field "$qxl" vram capacity)")
 	pct=$(( (base + $1) * 100 / cap + 1 ))
