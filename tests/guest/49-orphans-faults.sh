@@ -36,13 +36,6 @@ fi
 A=$GM_CGROOT/gm-orphans-faults
 quota_setup "$A"
 acg=$(stat -c %i "$A")
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
-load_gpumem() {
-	if ! modprobe gpumem 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/stats"
-}
 restore() {
 	[ -d "$FR" ] && fault_off "$FR"
 	[ -d "$FC" ] && fault_off "$FC"

@@ -16,15 +16,8 @@ if ! grep -q '^gpumem ' /proc/modules; then
 	for t in $CASES; do fail "$t" "gpumem is not in /proc/modules (the guest's init loads it as a module)"; done
 	finish
 fi
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
 
 # load_gpumem [ARGS...]: modprobe (insmod as a fallback), wait for debugfs.
-load_gpumem() {
-	if ! modprobe gpumem "$@" 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" "$@" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/stats"
-}
 # Whatever happened, leave gpumem loaded for the tests after this one (a
 # failure counts against the current case).
 ensure_loaded() {

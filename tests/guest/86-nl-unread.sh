@@ -32,13 +32,6 @@ require_gpumem
 
 CASES="unread-one-socket unread-many-sockets unread-cap unread-rmmod"
 ND=$GM_BIN/nl-dumps
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
-load_gpumem() {
-	if ! modprobe gpumem 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/devices"
-}
 trap 'grep -q "^gpumem " /proc/modules || load_gpumem; _gm_cleanup' EXIT
 
 # refs: gpumem's module reference count (/proc/modules, third column)

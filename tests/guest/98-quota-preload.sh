@@ -21,13 +21,6 @@ if ! grep -q '^gpumem ' /proc/modules; then
 	for t in $CASES; do fail "$t" "gpumem is not a loaded module here"; done
 	finish
 fi
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
-load_gpumem() {
-	if ! modprobe gpumem 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/quotas"
-}
 ensure_loaded() { grep -q '^gpumem ' /proc/modules || load_gpumem; }
 # The console's blinking cursor makes qxl allocate release buffers from a
 # kernel worker (unattributed too): off while the unattributed figures are

@@ -17,13 +17,6 @@ if ! grep -q '^gpumem ' /proc/modules; then
 	for t in $CASES; do fail "$t" "gpumem is not a loaded module here"; done
 	finish
 fi
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
-load_gpumem() {
-	if ! modprobe gpumem 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/quotas"
-}
 ensure_loaded() { grep -q '^gpumem ' /proc/modules || load_gpumem || fail quota-rmmod-reload "modprobe: $(cat "$GM_TMP/modprobe.err")"; }
 trap 'ensure_loaded; _gm_cleanup' EXIT
 

@@ -308,6 +308,30 @@ kernel_mm() {
 
 # bochs_expect_ttm: "yes" on kernels where bochs uses drm_gem_vram_helper (TTM),
 # "no" where it is a GEM-shmem driver (7.x), "" when this suite does not know.
+# load_gpumem [PARAM=VALUE...]: load the module (modprobe; insmod of the
+# installed .ko where modprobe fails), errors in $GM_TMP/modprobe.err, and
+# wait until its debugfs files are there. Status 1 when it did not load.
+load_gpumem() {
+	if ! modprobe gpumem "$@" 2>"$GM_TMP/modprobe.err"; then
+		_ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
+		[ -n "$_ko" ] && insmod "$_ko" "$@" 2>>"$GM_TMP/modprobe.err" || return 1
+	fi
+	wait_until 10 test -r "$GM_DEBUGFS/stats" -a -r "$GM_DEBUGFS/devices" -a -r "$GM_DEBUGFS/quotas"
+}
+
+# check_cap_error WHAT FILE: a netlink dump stopped by dump_max_bytes
+# failed the way the kernel can say it: with the extack that names the cap
+# from 6.2 (netlink dumps carry extack since 6.2), with EMSGSIZE before.
+check_cap_error() {
+	if [ "$(kernel_mm)" -ge 602 ]; then
+		grep -q dump_max_bytes "$2" ||
+			tc_fail "$1 did not report the cap: $(head -c 300 "$2")"
+	else
+		grep -q 'Message too long' "$2" ||
+			tc_fail "$1 did not fail with EMSGSIZE: $(head -c 300 "$2")"
+	fi
+}
+
 bochs_expect_ttm() {
 	_k=$(kernel_mm)
 	if [ "$_k" -le 612 ]; then echo yes; elif [ "$_k" -ge 700 ]; then echo no; fi
