@@ -29,57 +29,19 @@
 
 #include "../../uapi/gpumem.h"
 #include "helper-common.h"
-
-#define ATTR_OK(a, rem) ((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
-			 (a)->nla_len <= (rem))
-#define ATTR_NEXT(a, rem) ((rem) -= NLA_ALIGN((a)->nla_len), \
-			   (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-#define ATTR_DATA(a) ((void *)((char *)(a) + NLA_HDRLEN))
+#include "genl-raw.h"
 
 /* The family id of "gpumem", from nlctrl (on a socket of its own). */
 static uint16_t resolve_family(void)
 {
-	struct {
-		struct nlmsghdr n;
-		struct genlmsghdr g;
-		char buf[64];
-	} req;
-	static char buf[65536];
-	struct nlmsghdr *n = (struct nlmsghdr *)buf;
-	struct nlattr *a;
-	uint16_t id = 0;
-	ssize_t len;
-	int fd, rem;
+	uint16_t id;
+	int fd;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
-	memset(&req, 0, sizeof(req));
-	req.n.nlmsg_type = GENL_ID_CTRL;
-	req.n.nlmsg_flags = NLM_F_REQUEST;
-	req.n.nlmsg_seq = 1;
-	req.g.cmd = CTRL_CMD_GETFAMILY;
-	req.g.version = 2;
-	a = (struct nlattr *)req.buf;
-	a->nla_type = CTRL_ATTR_FAMILY_NAME;
-	a->nla_len = NLA_HDRLEN + sizeof(GPUMEM_FAMILY_NAME);
-	memcpy(ATTR_DATA(a), GPUMEM_FAMILY_NAME, sizeof(GPUMEM_FAMILY_NAME));
-	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(a->nla_len));
-	if (send(fd, &req, req.n.nlmsg_len, 0) < 0)
-		die("send: %s", strerror(errno));
-	len = recv(fd, buf, sizeof(buf), 0);
-	if (len < 0)
-		die("recv: %s", strerror(errno));
-	if (!NLMSG_OK(n, (size_t)len) || n->nlmsg_type == NLMSG_ERROR)
-		die("no generic netlink family '%s' (gpumem not loaded?)", GPUMEM_FAMILY_NAME);
-	a = (struct nlattr *)((char *)NLMSG_DATA(n) + GENL_HDRLEN);
-	rem = (int)n->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (; ATTR_OK(a, rem); a = ATTR_NEXT(a, rem))
-		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID)
-			memcpy(&id, ATTR_DATA(a), sizeof(id));
+	genl_resolve(fd, &id, NULL);
 	close(fd);
-	if (!id)
-		die("family '%s' has no id", GPUMEM_FAMILY_NAME);
 	return id;
 }
 

@@ -38,100 +38,11 @@
 
 #include "../../uapi/gpumem.h"
 #include "helper-common.h"
+#include "genl-raw.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
-
-#define ATTR_OK(a, rem) ((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
-			 (a)->nla_len <= (rem))
-#define ATTR_NEXT(a, rem) ((rem) -= NLA_ALIGN((a)->nla_len), \
-			   (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-#define ATTR_DATA(a) ((void *)((char *)(a) + NLA_HDRLEN))
-#define ATTR_LEN(a) ((int)(a)->nla_len - NLA_HDRLEN)
-
-static uint64_t attr_uint(const struct nlattr *a)
-{
-	uint64_t v = 0;
-
-	switch (ATTR_LEN(a)) {
-	case 1: v = *(uint8_t *)ATTR_DATA(a); break;
-	case 2: v = *(uint16_t *)ATTR_DATA(a); break;
-	case 4: v = *(uint32_t *)ATTR_DATA(a); break;
-	case 8: memcpy(&v, ATTR_DATA(a), 8); break;
-	}
-	return v;
-}
-
-/* Family id and the "events" group id, from nlctrl. */
-static void resolve(int fd, uint16_t *family, uint32_t *group)
-{
-	struct {
-		struct nlmsghdr n;
-		struct genlmsghdr g;
-		char buf[64];
-	} req;
-	static char buf[65536];
-	struct nlattr *a;
-	ssize_t len;
-	int rem;
-
-	memset(&req, 0, sizeof(req));
-	req.n.nlmsg_type = GENL_ID_CTRL;
-	req.n.nlmsg_flags = NLM_F_REQUEST;
-	req.n.nlmsg_seq = 1;
-	req.g.cmd = CTRL_CMD_GETFAMILY;
-	req.g.version = 2;
-	a = (struct nlattr *)req.buf;
-	a->nla_type = CTRL_ATTR_FAMILY_NAME;
-	a->nla_len = NLA_HDRLEN + sizeof(GPUMEM_FAMILY_NAME);
-	memcpy(ATTR_DATA(a), GPUMEM_FAMILY_NAME, sizeof(GPUMEM_FAMILY_NAME));
-	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(a->nla_len));
-	if (send(fd, &req, req.n.nlmsg_len, 0) < 0)
-		die("send: %s", strerror(errno));
-	len = recv(fd, buf, sizeof(buf), 0);
-	if (len < 0)
-		die("recv: %s", strerror(errno));
-	{
-		struct nlmsghdr *n = (struct nlmsghdr *)buf;
-
-		if (!NLMSG_OK(n, (size_t)len))
-			die("short reply from nlctrl");
-		if (n->nlmsg_type == NLMSG_ERROR)
-			die("no generic netlink family '%s' (gpumem not loaded?)", GPUMEM_FAMILY_NAME);
-		a = (struct nlattr *)((char *)NLMSG_DATA(n) + GENL_HDRLEN);
-		rem = (int)n->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	}
-	*family = 0;
-	*group = 0;
-	for (; ATTR_OK(a, rem); a = ATTR_NEXT(a, rem)) {
-		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID) {
-			*family = (uint16_t)attr_uint(a);
-		} else if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GROUPS) {
-			struct nlattr *g = ATTR_DATA(a);
-			int grem = ATTR_LEN(a);
-
-			for (; ATTR_OK(g, grem); g = ATTR_NEXT(g, grem)) {
-				struct nlattr *f = ATTR_DATA(g);
-				int frem = ATTR_LEN(g);
-				uint32_t id = 0;
-				bool events = false;
-
-				for (; ATTR_OK(f, frem); f = ATTR_NEXT(f, frem)) {
-					if ((f->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GRP_ID)
-						id = (uint32_t)attr_uint(f);
-					else if ((f->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GRP_NAME)
-						events = !strncmp(ATTR_DATA(f), GPUMEM_MCGRP_EVENTS,
-								  (size_t)ATTR_LEN(f));
-				}
-				if (events)
-					*group = id;
-			}
-		}
-	}
-	if (!*family || !*group)
-		die("family '%s' has no id or no '%s' group", GPUMEM_FAMILY_NAME, GPUMEM_MCGRP_EVENTS);
-}
 
 struct ev {
 	uint64_t seq, type, cgid, pid, denied, suppressed, requested, usage, limit;
@@ -185,7 +96,7 @@ int main(int argc, char **argv)
 	sa.nl_family = AF_NETLINK;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("bind: %s", strerror(errno));
-	resolve(fd, &family, &group);
+	genl_resolve(fd, &family, &group);
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)))
 		die("NETLINK_ADD_MEMBERSHIP %u: %s", group, strerror(errno));
 	printf("READY %d\n", (int)getpid());
