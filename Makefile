@@ -3,7 +3,7 @@
 # against any other kernel's build tree; `make check` adds W=1 and sparse.
 # `make userspace` builds gpumemctl, `make userspace-check` runs its unit
 # tests (userspace/Makefile has install, PREFIX, DESTDIR).
-# `make dkms-install` registers the module with DKMS (README, "DKMS"):
+# `make dkms-install` registers the module with DKMS (docs/node.md, "DKMS"):
 # its sources go to $(DKMS_SRC), then dkms add + install for the running
 # kernel (DKMS_KERNEL=<release> for another); `make dkms-remove` undoes it.
 # `make dkms-source DKMS_SRC=DIR` only copies the sources.

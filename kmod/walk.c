@@ -712,7 +712,7 @@ static int gpumem_push_tgid(struct gpumem_walk *w, pid_t tgid)
 }
 
 /*
- * The processes a client's file counts for (README, "Accounting rules"),
+ * The processes a client's file counts for (docs/accounting.md),
  * appended to w->tgids, ascending, as w->fh[w->nr_fh++]: the live processes
  * that have it in an fd table; if none, the process it belongs to
  * (drm_file.pid) while that is alive (a CPU mapping or an SCM_RIGHTS

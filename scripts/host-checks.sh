@@ -105,7 +105,7 @@ for s in 6.1 6.12 7.3; do
 		printf '%s\n' \"\$out\" | $w1_filter; exit \$rc"
 done
 
-# dkms-<series>: the module as DKMS builds it for an admin (README, "DKMS"):
+# dkms-<series>: the module as DKMS builds it for an admin (docs/node.md, "DKMS"):
 # `make dkms-source` copies the sources, then `dkms add` and `dkms build -k
 # <kver> --kernelsourcedir <headers>` against each Debian kernel, 7.3 with
 # trixie's dkms inside the trixie tree. Everything lives in a private DKMS

@@ -4,7 +4,7 @@
 # dma-buf over a unix socket (SCM_RIGHTS) to Y and Z, which import it on their
 # own open of the device: three processes hold a handle to one GEM object.
 # Expect: X holds 2 BOs, Y and Z one; "shared" is the shared BO's size in all
-# three; it is owned by X alone (oldest client, README's owner rule); buffers
+# three; it is owned by X alone (oldest client, docs/accounting.md's owner rule); buffers
 # lists it once.
 # Self-import: one process, two files, each BO counted once.
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +55,7 @@ prime_case() {
 		tc_eq "importer $p shared" "$(pcol "$p" shared)" "$size"
 	done
 
-	# Owner rule (README): the process of the oldest client holding the BO;
+	# Owner rule (docs/accounting.md): the process of the oldest client holding the BO;
 	# x opened the device first, so x owns both its BOs, y and z nothing.
 	xo=$(pcol "$x_pid" owned) yo=$(pcol "$y_pid" owned) zo=$(pcol "$z_pid" owned)
 	tc_eq "x owned" "$xo" $((size + other))

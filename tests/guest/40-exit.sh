@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Exit: a process's lines and buffers disappear when it exits, its neighbours'
 # numbers do not move, and a shared BO stays while another process holds it,
-# its ownership passing to the oldest remaining client (README's owner rule).
+# its ownership passing to the oldest remaining client (docs/accounting.md's owner rule).
 # A: private BOs. X: exports one BO to Y, then Z (opened in that order).
 # Uses qxl VRAM if present, else vgem.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +42,7 @@ tc_eq "rows for pid $x_pid before its exit" "$(pid_rows "$x_pid")" 1
 stop x
 wait_until 5 pid_gone "$x_pid" || tc_fail "pid $x_pid still in processes/buffers 5 s after exit"
 # Still a dma-buf export (the GEM object keeps its dma_buf while handles
-# exist), so still "shared" (README: exported or imported).
+# exist), so still "shared" (docs/accounting.md: exported or imported).
 proc_check "$y_pid" "$card" "$region=$size" bos=1 owned="$size" shared="$size"
 proc_check "$z_pid" "$card" "$region=$size" bos=1 owned=0 shared="$size"
 tc_eq "shared BO owner" "$(shared_row owner)" "$y_pid"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Holders, not only openers (README "Accounting rules"): a DRM file counts
+# Holders, not only openers (docs/accounting.md, "Accounting rules"): a DRM file counts
 # for every live process that has it in an fd table. A fork child that
 # inherited the card fd shows the buffers, and keeps showing them under its
 # own pid once its parent (the opener) has exited; a card fd handed over

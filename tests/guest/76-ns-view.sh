@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Container-relative views (README "Container-relative views"): gpumemctl
+# Container-relative views (docs/netlink.md, "Container-relative views"): gpumemctl
 # run inside new pid and cgroup namespaces (gm-nsexec -C -P, as
 # `unshare -p -f -C` would; host network namespace) sees what /proc would:
 #   ns-view-own-pid        ps (charged and held) shows the process that

@@ -10,7 +10,7 @@
 #                          the importer keeps it (then: held view only);
 #   charged-lastclose      the documented rule for what a driver allocates
 #                          when a process closes its last file of a card
-#                          (README, "Known limits of the attribution"):
+#                          (docs/limits.md, "Known limits of the attribution"):
 #                          charged to the process and its cgroup, at most
 #                          one console surface, the process's counters let
 #                          go once it exited; whether qxl allocates at all

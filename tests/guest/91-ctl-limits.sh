@@ -247,7 +247,7 @@ tc_begin ctl-limit-nonroot
 if ! su -s /bin/sh "$CTL_USER" -c 'test "$(id -u)" != 0' 2>"$GM_TMP/su.err"; then
 	tc_fail "cannot run a command as $CTL_USER with su: $(cat "$GM_TMP/su.err")"; tc_end
 else
-	# limits are readable by everyone (README: who may do what)
+	# limits are readable by everyone (docs/netlink.md: who may do what)
 	as_user limit list
 	tc_eq "limit list as uid $CTL_UID: exit" "$rc" 0
 	as_user limit set "$CG" --max 1G

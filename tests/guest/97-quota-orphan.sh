@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A charge stays with its cgroup until the buffer is freed (README,
+# A charge stays with its cgroup until the buffer is freed (docs/limits.md,
 # "Attribution rule"):
 # (1) A tenant that mmaps its buffers and closes their handles keeps paying
 #     for them: its usage stays, however long it waits, and it cannot
@@ -94,7 +94,7 @@ mark() { echo "gpumem-test: 97-quota-lastclose $1 $$" >/dev/kmsg; }
 since() { dmesg | sed -n "/gpumem-test: 97-quota-lastclose $1 $$/,\$p" | sed 1d; }
 
 # What qxl allocates in a limited task's last close is charged to that
-# task's cgroup, until qxl frees it. The documented rule (README, "Known
+# task's cgroup, until qxl frees it. The documented rule (docs/limits.md, "Known
 # limits of the attribution"): a close charges at most what the driver
 # allocates in it, one console surface (1024x768 at 32 bpp, 3 MiB) and its
 # release buffers: 4 MiB; qxl frees the surfaces of earlier closes only

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A buffer's later placements are charged to its owner (README, "Attribution
+# A buffer's later placements are charged to its owner (docs/limits.md, "Attribution
 # rule"), and one a user task asks for is a request in the owner's name
-# (README, "Who may place an owner's buffer"). On bochs (TTM VRAM on 6.x) a
+# (docs/limits.md, "Who may place an owner's buffer"). On bochs (TTM VRAM on 6.x) a
 # dumb buffer lives in system memory until it is shown: a tenant O allocates
 # one the size of the mode and hands it over (a dma-buf; a flink name on
 # 6.1, whose bochs has no PRIME export); a process N in another cgroup (a

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A placement a user task makes on a buffer owner's behalf is a request in
-# the owner's name (README, "Who may place an owner's buffer"): on qxl, a
+# the owner's name (docs/limits.md, "Who may place an owner's buffer"): on qxl, a
 # process P of cgroup O allocates a 1 MiB VRAM buffer X and forks a child
 # C that moves to a sibling cgroup S, keeping the DRM file (and X's handle).
 # A process E of a third cgroup B fills VRAM: TTM evicts X to system

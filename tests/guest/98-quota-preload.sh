@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Ownerless stays ownerless (README, "Unattributed placements"): a process
+# Ownerless stays ownerless (docs/limits.md, "Unattributed placements"): a process
 # P of cgroup A allocates two 1 MiB qxl VRAM buffers while gpumem is not
 # loaded; gpumem is loaded; a process E of cgroup B fills VRAM, so that TTM
 # evicts P's buffers to system memory in E's task; E exits; P re-places
