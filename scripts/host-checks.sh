@@ -185,7 +185,7 @@ if [ -e userspace/Makefile ]; then
 	fi
 	# CFLAGS/CPPFLAGS on the command line add to what the build needs
 	make -s -C "$tmp/src/userspace" clean >/dev/null 2>&1
-	if out=$(make -C "$tmp/src/userspace" gpumemctl CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
+	if out=$(make -C "$tmp/src/userspace" gpumemctl/gpumemctl CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
 		grep -q -- '-O1' <<<"$out" && grep -q -- '-DGM_HOST_CHECK' <<<"$out" &&
 		grep -q -- '-Werror' <<<"$out" && grep -q -- '-I/usr/include/libnl3' <<<"$out"; then
 		pass userspace-make-flags
@@ -195,9 +195,9 @@ if [ -e userspace/Makefile ]; then
 	fi
 	# gpumem-oci-hook: static (a runtime runs it from any root), json-c's
 	# include path kept with the user's flags
-	if out=$(make -C "$tmp/src/userspace" gpumem-oci-hook CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
+	if out=$(make -C "$tmp/src/userspace" oci-hook/gpumem-oci-hook CFLAGS=-O1 CPPFLAGS=-DGM_HOST_CHECK 2>&1) &&
 		grep -q -- '-DGM_HOST_CHECK' <<<"$out" && grep -q -- '-I/usr/include/json-c' <<<"$out" &&
-		file "$tmp/src/userspace/gpumem-oci-hook" | grep -q 'statically linked'; then
+		file "$tmp/src/userspace/oci-hook/gpumem-oci-hook" | grep -q 'statically linked'; then
 		pass userspace-hook-static
 	else
 		printf '%s\n' "$out" | tail -n 20 >&2
@@ -212,19 +212,19 @@ if [ -e userspace/Makefile ]; then
 		fail userspace-unit "make -C userspace check: $last"
 	fi
 	# cdi-spec: gpumemctl cdi generate against the CDI project's schema
-	bash scripts/check-cdi.sh "$tmp/src/userspace/gpumemctl"
+	bash scripts/check-cdi.sh "$tmp/src/userspace/gpumemctl/gpumemctl"
 	# top on a real terminal (tmux): redraw on resize, Ctrl-Z and fg, q
-	out=$(timeout 120 "$tmp/src/userspace/tests/top-tty.sh" "$tmp/src/userspace/tests/gpumemctl-fake" 2>&1)
+	out=$(timeout 120 "$tmp/src/userspace/gpumemctl/tests/top-tty.sh" "$tmp/src/userspace/tests/gpumemctl-fake" 2>&1)
 	rc=$?
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	if [ $rc = 0 ] && [[ $last =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
 		pass "userspace-top-tty ($last)"
 	else
 		printf '%s\n' "$out" | tail -n 40 >&2
-		fail userspace-top-tty "tests/top-tty.sh: $last"
+		fail userspace-top-tty "gpumemctl/tests/top-tty.sh: $last"
 	fi
 	# gpumemd against the simulated kernel: gpumemd-metrics, -events, -http
-	bash userspace/tests/gpumemd-checks.sh "$tmp/src/userspace"
+	bash userspace/gpumemd/tests/gpumemd-checks.sh "$tmp/src/userspace"
 else
 	fail userspace "no userspace/Makefile"
 fi

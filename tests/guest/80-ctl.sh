@@ -6,7 +6,7 @@
 # spellings), buffers, stats, tables with --bytes, top without a tty, and
 # that no command opens a DRM device node (the driver's description comes
 # from the kernel).
-# The binary is /tests/bin/gpumemctl (userspace/gpumemctl-static).
+# The binary is /tests/bin/gpumemctl (userspace/gpumemctl/gpumemctl-static).
 . "$(dirname "$0")/lib.sh"
 require_gpumem
 orphan_events_off	# this script counts walks exactly
@@ -15,7 +15,7 @@ CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-ps-json ctl-ps-charged ctl-ps-filter-pid ctl-ps-filter-device ctl-ps-filter-cgroup ctl-devices-json
 ctl-buffers-json ctl-stats ctl-tables ctl-top-notty ctl-no-device-open"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"; done
 	finish
 fi
 

@@ -15,7 +15,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 if [ ! -x "$CTL" ]; then
 	for t in ctl-bad-args ctl-nonroot-eperm ctl-nonroot-read ctl-nonroot-walk-budget; do
-		fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"
+		fail "$t" "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"
 	done
 	finish
 fi

@@ -10,7 +10,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-prom-format ctl-prom-values ctl-prom-escaping ctl-prom-file"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"; done
 	finish
 fi
 

@@ -13,7 +13,7 @@ require_gpumem
 
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 if [ ! -x "$CTL" ]; then
-	fail ctl-nomodule "$CTL missing (copy userspace/gpumemctl-static there)"
+	fail ctl-nomodule "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"
 	finish
 fi
 if ! grep -q '^gpumem ' /proc/modules; then

@@ -14,7 +14,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-limit-args ctl-limit-paths ctl-limit-roundtrip ctl-limit-usage ctl-limit-nonroot"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"; done
 	finish
 fi
 

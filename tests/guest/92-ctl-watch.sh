@@ -13,7 +13,7 @@ require_gpumem
 CTL=${GM_CTL:-$GM_BIN/gpumemctl}
 CASES="ctl-watch-json ctl-watch-line ctl-watch-reload"
 if [ ! -x "$CTL" ]; then
-	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl-static there)"; done
+	for t in $CASES; do fail "$t" "$CTL missing (copy userspace/gpumemctl/gpumemctl-static there)"; done
 	finish
 fi
 card=$(card_of qxl)

@@ -74,7 +74,7 @@
 #include <netlink/msg.h>
 
 #include "../../uapi/gpumem.h"
-#include "../drminfo.h"
+#include "../gpumemctl/drminfo.h"
 #include "../libgpumem/nl.h"
 #include "../libgpumem/parse.h"
 #include "spec_perms.h"

@@ -28,13 +28,13 @@
 #include <netlink/msg.h>
 
 #include "../../uapi/gpumem.h"
-#include "../fields.h"
-#include "../gpumemctl.h"
+#include "../libgpumem/fields.h"
+#include "../gpumemctl/gpumemctl.h"
 #include "../libgpumem/nl.h"
-#include "../output.h"
+#include "../libgpumem/output.h"
 #include "../libgpumem/parse.h"
 #include "../libgpumem/query.h"
-#include "../quota.h"
+#include "../libgpumem/quota.h"
 
 
 extern int npass, nfail, ntest;

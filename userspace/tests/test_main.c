@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_main.c - test_gpumemctl, the host-side unit tests of gpumemctl; no
- * gpumem module needed. Prints "ok N - ..." / "not ok N - ..." lines and
+ * test_main.c - test_gpumemctl, the host-side unit tests of libgpumem,
+ * gpumemctl and gpumem-oci-hook (each folder's tests/); no gpumem module
+ * needed. Prints "ok N - ..." / "not ok N - ..." lines and
  * finally "N passed, N failed". Usage:
  *   test_gpumemctl [PATH-TO-gpumemctl [PATH-TO-gpumemctl-fake
  *                   [PATH-TO-gpumem-oci-hook-fake]]]
  * (with the paths, the command line's exit codes and the commands' output
  * against the simulated kernel are checked too).
  *
- * One file per concept: test_output.c (units, text, tables, JSON,
- * Prometheus, the field printer), test_parse.c (command-line values),
- * test_wire.c (reply parsing, names from the spec), test_proc_parse.c (the
- * process rows' parser against libnl's), test_quota.c (limits
- * and events as text), test_nl.c (the transport), test_cli.c (options and
- * exit codes), test_commands.c and test_quota_commands.c (the commands'
- * output against tests/fake_kernel.c), test_hook.c (gpumem-oci-hook against
- * the same with a fake /proc and sysfs); harness.c runs and checks.
+ * One file per concept. libgpumem/tests/: test_output.c (units, text,
+ * tables, JSON, Prometheus, the field printer), test_parse.c (command-line
+ * values), test_wire.c (reply parsing, names from the spec),
+ * test_proc_parse.c (the process rows' parser against libnl's),
+ * test_quota.c (limits and events as text), test_nl.c (the transport).
+ * gpumemctl/tests/: test_cli.c (options and exit codes), test_policy.c
+ * (policy check), test_commands.c and test_quota_commands.c (the commands'
+ * output against tests/fake_kernel.c). oci-hook/tests/: test_hook.c
+ * (gpumem-oci-hook against the same with a fake /proc and sysfs).
+ * harness.c runs and checks.
  */
 #include "harness.h"
 

@@ -616,7 +616,7 @@ int main(int argc, char **argv)
 			fputs(help, stdout);
 			return 0;
 		case 'V':
-			printf("gpumem-oci-hook %s\n", GPUMEMCTL_VERSION);
+			printf("gpumem-oci-hook %s\n", gm_version);
 			return 0;
 		case ':':
 			fprintf(stderr, "gpumem-oci-hook: option '%s' needs an argument (--help)\n",

@@ -80,7 +80,7 @@ struct gm_field {
 /*
  * A field that shows attribute ATTR of the struct gm_raw MEMBER of TYPE
  * (query.h) with a gm_get_attr_* getter: a new attribute of a reply is one
- * such line in the command's list, e.g. in cmd_devices.c
+ * such line in the command's list, e.g. in dev_fields.c
  *   { .title = "EVICTED", .align = 'r', .key = "evicted", .flags = GM_F_INNER,
  *     GM_ATTR(struct gm_dev_region, raw, GPUMEM_A_DEV_REGION_EVICTED),
  *     GM_VIA(struct gm_dev_row, region), .get = gm_get_attr_bytes },
@@ -173,5 +173,37 @@ void gm_get_attr_str(const struct gm_field *f, const void *obj, struct gm_val *v
 /* a device id as "cardN", a region (enum gpumem_region) by its name */
 void gm_get_attr_device(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
 void gm_get_attr_region(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf);
+
+/* --- the field lists of the replies (dev_fields.c, proc_fields.c, stats_fields.c) --- */
+
+/*
+ * proc_fields.c: the fields of a process row (struct gm_proc), listed once
+ * for gpumemctl's ps, top and export and gpumemd's metrics;
+ * gm_proc_fieldset() picks a view's.
+ */
+struct gm_fields gm_proc_fieldset(bool held, bool exact);
+
+/*
+ * dev_fields.c: a device and one of its regions, a row of `gpumemctl
+ * devices` (region NULL: a device without regions, a "system" row); the
+ * fields of such rows, listed once for devices (table, JSON with the
+ * regions nested), export and gpumemd (the device families).
+ */
+struct gm_dev;
+struct gm_dev_region;
+struct gm_dev_list;
+struct gm_dev_row {
+	const struct gm_dev *dev;
+	const struct gm_dev_region *region;
+};
+/* the rows of l's devices in order (malloc'ed); NULL and *n 0: none, or no memory */
+struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n);
+struct gm_fields gm_dev_fieldset(bool exact);
+
+/*
+ * stats_fields.c: the counters of stats-get (struct gm_stats), listed once
+ * for `stats` (NAME VALUE table, JSON) and gpumemd's metrics.
+ */
+struct gm_fields gm_stats_fieldset(void);
 
 #endif

@@ -32,7 +32,6 @@
 #include <microhttpd.h>
 #include <netlink/genl/genl.h>
 
-#include "gpumemctl.h"
 #include "atomic_file.h"
 #include "gpumemd.h"
 #include "libgpumem.h"
@@ -483,7 +482,7 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		case 'V':
-			printf("gpumemd %s\n", GPUMEMCTL_VERSION);
+			printf("gpumemd %s\n", gm_version);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
 #include "gpumemctl.h"
 #include "nlspec.h"

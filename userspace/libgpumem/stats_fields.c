@@ -7,9 +7,8 @@
  */
 #include <stddef.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
-#include "gpumemctl.h"
 #include "query.h"
 
 #define STAT(key_, attr_, get_) \

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
 #include "gpumemctl.h"
 #include "output.h"

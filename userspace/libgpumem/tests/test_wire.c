@@ -6,7 +6,7 @@
  * (part of test_gpumemctl; see harness.h)
  */
 #include "harness.h"
-#include "../libgpumem/nlspec.h"
+#include "../nlspec.h"
 
 /* --- reply parsers: messages built as the kernel builds them ----------- */
 

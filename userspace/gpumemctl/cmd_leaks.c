@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
 #include "gpumemctl.h"
 #include "nlspec.h"

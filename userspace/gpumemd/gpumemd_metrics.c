@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "fields.h"
-#include "gpumemctl.h"
 #include "gpumemd.h"
 #include "libgpumem.h"
 #include "output.h"

@@ -5,7 +5,7 @@
 # built tests/gpumemd-fake and tests/gpumemctl-fake; one GPUMEM-RESULT line
 # per check (series "host"). Needs promtool (Debian's prometheus) and curl.
 #
-# Usage: bash userspace/tests/gpumemd-checks.sh USERSPACE_BUILD_DIR
+# Usage: bash userspace/gpumemd/tests/gpumemd-checks.sh USERSPACE_BUILD_DIR
 set -uo pipefail
 [ $# = 1 ] || { echo "usage: $0 USERSPACE_BUILD_DIR" >&2; exit 2; }
 pass() { echo "GPUMEM-RESULT: PASS host $1"; }

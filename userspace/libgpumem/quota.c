@@ -13,7 +13,7 @@
 
 #include <netlink/attr.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
 
 const char *gm_limit_device(const struct gm_limit *l, char *buf)

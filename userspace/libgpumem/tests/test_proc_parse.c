@@ -13,7 +13,7 @@
  * (part of test_gpumemctl; see harness.h)
  */
 #include "harness.h"
-#include "../libgpumem/nlspec.h"
+#include "../nlspec.h"
 
 /* --- the reference: gm_parse_proc() as it was, on libnl's parsers -------- */
 

@@ -22,7 +22,7 @@
 
 #include <netlink/genl/genl.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "gpumemctl.h"
 #include "nl.h"
 #include "output.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "gpumemctl.h"
 #include "nl.h"
 #include "nlspec.h"

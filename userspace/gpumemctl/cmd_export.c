@@ -58,9 +58,9 @@ struct metrics {
 static void write_metrics(FILE *f, const struct metrics *m)
 {
 	const struct gm_proc_list *procs = m->procs;
-	/* the process families: ps's fields that are metrics (cmd_ps.c) */
+	/* the process families: ps's fields that are metrics (proc_fields.c) */
 	struct gm_fields fs = gm_proc_fieldset(m->held, true);
-	/* the device families: devices' fields that are metrics (cmd_devices.c) */
+	/* the device families: devices' fields that are metrics (dev_fields.c) */
 	struct gm_fields dfs = gm_dev_fieldset(true);
 
 	gm_fields_prom(f, &fs, procs->v, procs->n, sizeof(*procs->v));

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "gpumemctl.h"
 #include "output.h"
 #include "parse.h"

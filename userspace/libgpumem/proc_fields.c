@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../uapi/gpumem.h"
+#include "../../uapi/gpumem.h"
 #include "fields.h"
-#include "gpumemctl.h"
 #include "output.h"
 #include "query.h"
 

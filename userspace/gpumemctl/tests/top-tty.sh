@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # gpumemctl top on a real terminal (tmux), against the simulated kernel
-# (tests/gpumemctl-fake: 5 rows of 4 processes): the title counts
+# (userspace/tests/gpumemctl-fake: 5 rows of 4 processes): the title counts
 # processes, the charged view has no never-filled columns, a resized window
 # is redrawn at once (the interval is 30 s) and says how many rows did not
 # fit, Ctrl-Z gives the shell a sane terminal (canonical, echo, cursor
 # shown), fg takes the screen again, q quits with status 0.
-# Usage: tests/top-tty.sh [path/to/gpumemctl-fake]; prints one "ok"/"not ok"
+# Usage: gpumemctl/tests/top-tty.sh [path/to/gpumemctl-fake]; prints one "ok"/"not ok"
 # line per check and "N passed, N failed".
 set -uo pipefail
-fake=$(realpath "${1:-$(dirname "$0")/gpumemctl-fake}")
+fake=$(realpath "${1:-$(dirname "$0")/../../tests/gpumemctl-fake}")
 command -v tmux >/dev/null || { echo "not ok - tmux is not installed"; echo "0 passed, 1 failed"; exit 1; }
 [ -x "$fake" ] || { echo "not ok - no $fake"; echo "0 passed, 1 failed"; exit 1; }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libgpumem.h"
 #include "nl.h"
 #include "parse.h"
 #include "query.h"
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
 	opterr = 0;	/* we print the messages */
 	while ((c = getopt_long(argc, argv, "+" GM_COMMON_SHORTOPTS "V", opts, NULL)) != -1) {
 		if (c == 'V') {
-			printf("gpumemctl %s\n", GPUMEMCTL_VERSION);
+			printf("gpumemctl %s\n", gm_version);
 			return GM_EXIT_OK;
 		}
 		ret = gm_common_opt(c, NULL, argv, &o, main_help);

@@ -10,10 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef GPUMEMCTL_VERSION
-#define GPUMEMCTL_VERSION "0.1"
-#endif
-
 /* Exit codes (gpumemctl(8), --help). */
 enum {
 	GM_EXIT_OK = 0,
@@ -71,36 +67,6 @@ int gm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gm_common_opt(int c, const char *sub, char **argv, struct gm_opts *o, const char *help);
 /* after getopt_long(): 2 (with a message) if an operand is left, else GM_OPT_NEXT */
 int gm_no_operands(const char *sub, int argc, char **argv);
-
-/*
- * cmd_ps.c: the fields of a process row (struct gm_proc), listed once for
- * ps, top and export; gm_proc_fieldset() picks a view's.
- */
-struct gm_fields;
-struct gm_fields gm_proc_fieldset(bool held, bool exact);
-
-/*
- * cmd_devices.c: a device and one of its regions, a row of `devices`
- * (region NULL: a device without regions, a "system" row); the fields of
- * such rows, listed once for devices (table, JSON with the regions nested)
- * and export (the device families).
- */
-struct gm_dev;
-struct gm_dev_region;
-struct gm_dev_list;
-struct gm_dev_row {
-	const struct gm_dev *dev;
-	const struct gm_dev_region *region;
-};
-/* the rows of l's devices in order (malloc'ed); NULL and *n 0: none, or no memory */
-struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n);
-struct gm_fields gm_dev_fieldset(bool exact);
-
-/*
- * stats_fields.c: the counters of stats-get (struct gm_stats), listed once
- * for `stats` (NAME VALUE table, JSON) and gpumemd's metrics.
- */
-struct gm_fields gm_stats_fieldset(void);
 
 struct gm_nl;
 /*
