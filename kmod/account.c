@@ -28,8 +28,7 @@
 #include <linux/sched.h>
 #include <linux/sort.h>
 #include "account.h"
-#include "snapshot.h"
-#include "walk.h"
+#include "rows.h"
 
 #define GPUMEM_NO_ENT	U32_MAX
 #define GPUMEM_NO_SLICE	SIZE_MAX

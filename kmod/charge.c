@@ -93,7 +93,7 @@
 #include "orphans.h"
 #include "proc_usage.h"
 #include "requester.h"
-#include "snapshot.h"
+#include "rows.h"
 
 /* A charge whose buffer no handle reaches for this long leaves its process. */
 #define GPUMEM_ORPHAN_AGE	(2 * HZ)

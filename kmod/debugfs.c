@@ -27,7 +27,6 @@
 #include "leak.h"
 #include "orphans.h"
 #include "snapshot.h"
-#include "walk.h"
 
 /* Characters that would break the whitespace-separated columns. */
 #define GPUMEM_ESC " \t\n\\"
@@ -401,10 +400,10 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 {
 	struct gpumem_hook_stats hs;
 	u64 runs, passes, pass_runs, buckets;
-	struct gpumem_walk_stats st;
+	struct gpumem_snapshot_stats st;
 	unsigned int i, run_buckets;
 
-	gpumem_walk_stats(&st);
+	gpumem_snapshot_stats(&st);
 	seq_puts(m, "name value\n");
 	seq_printf(m, "walks %llu\n", st.walks);
 	seq_printf(m, "walks_failed %llu\n", st.failed);

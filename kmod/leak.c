@@ -56,7 +56,7 @@
 #include "leak.h"
 #include "limits.h"
 #include "proc_usage.h"
-#include "snapshot.h"
+#include "rows.h"
 
 /* The bounds of leak_window_ms (but 0) and leak_windows. */
 #define GPUMEM_LEAK_WINDOW_MIN_MS	100

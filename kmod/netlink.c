@@ -37,7 +37,6 @@
 #include "orphans.h"
 #include "limits.h"
 #include "snapshot.h"
-#include "walk.h"
 
 /* State of one dump, in cb->args[0]; cb->args[1] is the next row. */
 struct gpumem_nl_dump {
@@ -229,14 +228,14 @@ static struct gpumem_nl_dump *gpumem_nl_dump_state(struct netlink_callback *cb)
 static bool gpumem_nl_walk_allowed(struct netlink_callback *cb,
 				   unsigned int snap_flags, u64 *estimate)
 {
-	struct gpumem_walk_stats ws;
+	struct gpumem_snapshot_stats ws;
 
 	*estimate = 0;
 	if (snap_flags & (GPUMEM_SNAP_CHARGED | GPUMEM_SNAP_DEVICES))
 		return true;
 	if (netlink_capable(cb->skb, CAP_NET_ADMIN))
 		return true;
-	gpumem_walk_stats(&ws);
+	gpumem_snapshot_stats(&ws);
 	*estimate = ws.last_work;
 	if (gpumem_budget_allow(NETLINK_CB(cb->skb).creds.uid, *estimate))
 		return true;
@@ -855,11 +854,11 @@ static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
 
 int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpumem_walk_stats st;
+	struct gpumem_snapshot_stats st;
 	struct sk_buff *msg;
 	void *hdr;
 
-	gpumem_walk_stats(&st);
+	gpumem_snapshot_stats(&st);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;

@@ -48,7 +48,6 @@
 #include "fault_inject.h"
 #include "orphans.h"
 #include "snapshot.h"
-#include "walk.h"
 
 /* Holder pids reports left out since load (their bound). */
 static atomic64_t gpumem_orphans_dropped = ATOMIC64_INIT(0);

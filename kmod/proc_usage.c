@@ -46,7 +46,7 @@
 #include <linux/workqueue.h>
 #include "leak.h"
 #include "proc_usage.h"
-#include "snapshot.h"
+#include "rows.h"
 
 /**
  * struct gpumem_proc_usage - usage of one process on one device

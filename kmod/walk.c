@@ -61,7 +61,6 @@
 #include <linux/fdtable.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
-#include <linux/limits.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -80,8 +79,7 @@
 #include "discover.h"
 #include "fault_inject.h"
 #include "account.h"
-#include "snapshot.h"
-#include "proc_usage.h"
+#include "rows.h"
 #include "walk.h"
 
 /* fds of one table visited per hold of its file_lock */
@@ -90,8 +88,8 @@
 #define GPUMEM_HANDLE_CHUNK	256
 
 /*
- * Protects gpumem_stats and the work space walks keep for the next one
- * (taken by one walk at a time: a walk running beside it allocates its own).
+ * Protects the work space walks keep for the next one (taken by one walk at
+ * a time: a walk running beside it allocates its own).
  * What is kept is bounded: an entry array of more than
  * GPUMEM_ENTS_CACHE_MAX entries, or an object hash of more than
  * 1 << GPUMEM_ACCT_CACHE_BITS buckets, is freed after its walk (what a
@@ -100,7 +98,6 @@
 #define GPUMEM_ENTS_CACHE_MAX	4096
 #define GPUMEM_ACCT_CACHE_BITS	13
 static DEFINE_SPINLOCK(gpumem_walk_lock);
-static struct gpumem_walk_stats gpumem_stats;
 static struct gpumem_walk_ent *gpumem_ents_cache;
 static size_t gpumem_ents_cache_cap;
 static struct gpumem_account_scratch gpumem_account_cache;
@@ -962,90 +959,74 @@ static void gpumem_walk_cache_put(struct gpumem_walk *w)
 	gpumem_account_scratch_free(&acct);
 }
 
-/* Count a walk into the stats. */
-static void gpumem_walk_count(const struct gpumem_snapshot *snap, int ret)
+/**
+ * gpumem_walk_nr_devices() - how many devices a snapshot needs rows for
+ * @nr: where the number of devices tracked now goes
+ * @interruptible: a signal may interrupt the wait for the registry lock
+ *
+ * Devices added after this count are not in the snapshot it sizes.
+ *
+ * Context: process context, may sleep (the registry lock).
+ * Return: 0, or -EINTR when a signal interrupted the wait for the lock.
+ */
+int gpumem_walk_nr_devices(unsigned int *nr, bool interruptible)
 {
-	spin_lock(&gpumem_walk_lock);
-	if (ret) {
-		gpumem_stats.failed++;
-	} else {
-		gpumem_stats.walks++;
-		gpumem_stats.last_ns = snap->walk_ns;
-		gpumem_stats.last_clients = snap->clients;
-		gpumem_stats.last_bos = snap->bos;
-		gpumem_stats.last_skipped = snap->skipped;
-		gpumem_stats.last_collect_ns = snap->collect_ns;
-		gpumem_stats.last_account_ns = snap->account_ns;
-		gpumem_stats.last_release_ns = snap->release_ns;
-		gpumem_stats.last_work = snap->work;
-	}
-	spin_unlock(&gpumem_walk_lock);
+	struct gpumem_device *gdev;
+
+	*nr = 0;
+	if (!interruptible)
+		mutex_lock(&gpumem_registry_lock);
+	else if (mutex_lock_interruptible(&gpumem_registry_lock))
+		return -EINTR;
+	list_for_each_entry(gdev, &gpumem_devices, node)
+		(*nr)++;
+	mutex_unlock(&gpumem_registry_lock);
+	return 0;
 }
 
 /**
- * gpumem_snapshot_take_filtered() - build a snapshot of some rows
- * @flags: GPUMEM_SNAP_*
- * @filter: for a GPUMEM_SNAP_CHARGED snapshot, the process rows wanted
- *	(NULL: all); other snapshots are complete whatever it says (a walk
- *	counts every buffer once across all its holders)
- * @max_bytes: the most the snapshot may keep (gpumem_snapshot_bytes(); 0:
- *	no cap): checked as its arrays grow and after each device, so that
- *	one that would keep more stops there; a finished snapshot's arrays
- *	are fitted to their rows (gpumem_snapshot_shrink()). All of it, and
- *	the walk's scratch space, is charged to the caller's memory cgroup.
+ * gpumem_walk_fill() - visit every device for a snapshot's rows
+ * @snap: a new snapshot with room for the device rows (gpumem_snapshot_alloc()
+ *	with gpumem_walk_nr_devices()'s count) and its cap set
+ * @flags: GPUMEM_SNAP_*: the same as @snap was allocated with
+ * @path: PATH_MAX bytes of scratch space for cgroup paths
  *
- * A device snapshot (GPUMEM_SNAP_DEVICES, GPUMEM_SNAP_CHARGED) costs
- * O(devices) here (plus the charged rows, proc_usage.c) and visits no
- * client. A held walk costs O(devices + tasks * log(pids) + fd slots *
- * log(files) + files + handles + holders + the accounting's, account.c):
- * linear in every number a tenant can multiply, whatever the number of
- * processes sharing one file. No lock is held across devices: the
- * registry lock only to find each next one, a device's walk_sem and
- * filelist_mutex for that device only; it reschedules between devices,
- * tasks, files and chunks of fds and handles.
+ * Fills the device rows and, for a held snapshot (neither
+ * GPUMEM_SNAP_DEVICES nor GPUMEM_SNAP_CHARGED), the process (and
+ * GPUMEM_SNAP_BUFFERS: buffer) rows the walk finds, with the walk's figures
+ * (clients, bos, skipped, phases, work); sets @snap->nr_devs to the devices
+ * visited. The rows are not finished (snapshot.c sorts and checks them).
+ *
+ * A device snapshot costs O(devices) and visits no client. A held walk
+ * costs O(devices + tasks * log(pids) + fd slots * log(files) + files +
+ * handles + holders + the accounting's, account.c): linear in every number
+ * a tenant can multiply, whatever the number of processes sharing one
+ * file. No lock is held across devices: the registry lock only to find
+ * each next one, a device's walk_sem and filelist_mutex for that device
+ * only; it reschedules between devices, tasks, files and chunks of fds and
+ * handles. Its scratch space is charged to the caller's memory cgroup.
  *
  * Context: process context, may sleep.
- * Return: the snapshot (free with gpumem_snapshot_free()) or an ERR_PTR:
- *	-EINTR when a signal interrupted the walk, -ENOMEM, -EMSGSIZE when
- *	it would keep more than @max_bytes.
+ * Return: 0, -EINTR when a signal interrupted the walk, -ENOMEM, or
+ *	-EMSGSIZE when the rows would keep more than @snap's cap.
  */
-struct gpumem_snapshot *
-gpumem_snapshot_take_filtered(unsigned int flags,
-			      const struct gpumem_snap_filter *filter,
-			      size_t max_bytes)
+int gpumem_walk_fill(struct gpumem_snapshot *snap, unsigned int flags,
+		     char *path)
 {
 	bool walk = !(flags & (GPUMEM_SNAP_DEVICES | GPUMEM_SNAP_CHARGED));
-	struct gpumem_walk w = {};
+	struct gpumem_walk w = { .snap = snap, .path = path };
 	struct gpumem_device *gdev;
-	unsigned int nr = 0, idx = 0;
+	unsigned int idx = 0;
 	int after = -1, ret = 0;
 	bool alias;
-	u64 start;
 
-	w.path = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
-	if (!w.path)
-		return ERR_PTR(-ENOMEM);
-	if (mutex_lock_interruptible(&gpumem_registry_lock)) {
-		kfree(w.path);
-		return ERR_PTR(-EINTR);
-	}
-	list_for_each_entry(gdev, &gpumem_devices, node)
-		nr++;
-	mutex_unlock(&gpumem_registry_lock);
-	start = ktime_get_ns();
-	w.snap = gpumem_snapshot_alloc(nr, flags);
-	if (!w.snap) {
-		kfree(w.path);
-		return ERR_PTR(-ENOMEM);
-	}
-	w.snap->max_bytes = max_bytes;
 	if (walk) {
 		gpumem_walk_cache_get(&w);
 		ret = gpumem_collect_holders(&w);
 	}
 	/* devices added since they were counted are not in this snapshot */
-	while (!ret && idx < nr) {
-		gdev = gpumem_walk_next_dev(after, &w.snap->devs[idx], flags,
+	while (!ret && idx < snap->nr_devs) {
+		gdev = gpumem_walk_next_dev(after, &snap->devs[idx], flags,
 					    &alias);
 		if (IS_ERR_OR_NULL(gdev)) {
 			ret = PTR_ERR_OR_ZERO(gdev);
@@ -1057,53 +1038,22 @@ gpumem_snapshot_take_filtered(unsigned int flags,
 			ret = gpumem_walk_device(&w, idx, gdev);
 		up_read(&gdev->walk_sem);
 		if (!ret)
-			ret = gpumem_snapshot_check(w.snap);
+			ret = gpumem_snapshot_check(snap);
 		idx++;
 		cond_resched();
 	}
 	/* rows of devices removed meanwhile: none (their xarrays are empty) */
-	w.snap->nr_devs = idx;
-	if (!ret && (flags & GPUMEM_SNAP_CHARGED))
-		ret = gpumem_proc_usage_fill(w.snap, w.path, filter);
-	if (!ret)
-		ret = gpumem_snapshot_finish(w.snap);
-	if (!ret) {
-		gpumem_snapshot_shrink(w.snap);
-		ret = gpumem_snapshot_check(w.snap);
-	}
+	snap->nr_devs = idx;
 	if (walk) {
-		w.snap->walk_ns = ktime_get_ns() - start;
-		w.snap->work = w.work;
-		gpumem_walk_count(w.snap, ret);
+		snap->work = w.work;
 		gpumem_walk_cache_put(&w);
 	}
-
 	gpumem_put_holders(&w);
 	kvfree(w.holders);
 	kvfree(w.files);
 	kvfree(w.fh);
 	kvfree(w.tgids);
-	kfree(w.path);
-	if (ret) {
-		gpumem_snapshot_free(w.snap);
-		return ERR_PTR(ret);
-	}
-	return w.snap;
-}
-
-/**
- * gpumem_snapshot_take() - walk every device and build a whole snapshot
- * @flags: GPUMEM_SNAP_*
- *
- * No cap: for gpumem's own use (the orphaned events' report, a device
- * list); a snapshot kept for a reader is taken with its cap.
- *
- * Context: process context, may sleep.
- * Return: as gpumem_snapshot_take_filtered().
- */
-struct gpumem_snapshot *gpumem_snapshot_take(unsigned int flags)
-{
-	return gpumem_snapshot_take_filtered(flags, NULL, 0);
+	return ret;
 }
 
 /**
@@ -1117,25 +1067,4 @@ void gpumem_walk_exit(void)
 	gpumem_ents_cache = NULL;
 	gpumem_ents_cache_cap = 0;
 	gpumem_account_scratch_free(&gpumem_account_cache);
-}
-
-/**
- * gpumem_walk_stats() - copy the walk counters
- * @stats: where to copy them
- *
- * Context: may sleep (takes the registry lock to count the devices).
- */
-void gpumem_walk_stats(struct gpumem_walk_stats *stats)
-{
-	struct gpumem_device *gdev;
-	u64 devices = 0;
-
-	mutex_lock(&gpumem_registry_lock);
-	list_for_each_entry(gdev, &gpumem_devices, node)
-		devices++;
-	mutex_unlock(&gpumem_registry_lock);
-	spin_lock(&gpumem_walk_lock);
-	*stats = gpumem_stats;
-	spin_unlock(&gpumem_walk_lock);
-	stats->devices = devices;
 }

@@ -6,7 +6,7 @@
  */
 #include <kunit/test.h>
 #include <linux/random.h>
-#include "../kmod/snapshot.c"
+#include "../kmod/rows.c"
 #include "../kmod/account.c"
 
 static char objs[4096];
