@@ -90,7 +90,6 @@
 #include "fault_inject.h"
 #include "hook_stats.h"
 #include "limits.h"
-#include "orphans.h"
 #include "proc_usage.h"
 #include "requester.h"
 #include "rows.h"
@@ -957,6 +956,38 @@ static bool gpumem_charge_obj_deleted(const struct drm_gem_object *obj)
 				      base)->deleted);
 }
 
+/* Who is told about owners seen gone (orphans.c); NULL: nobody. */
+static const struct gpumem_charge_watch *gpumem_charge_watcher;
+
+/**
+ * gpumem_charge_set_watch() - set (or clear, with NULL) who is told about
+ *	owners seen gone
+ * @watch: the watch; it must stay valid until cleared
+ *
+ * Context: any; set before the first record, cleared after the last pass.
+ */
+void gpumem_charge_set_watch(const struct gpumem_charge_watch *watch)
+{
+	WRITE_ONCE(gpumem_charge_watcher, watch);
+}
+
+/* Whether owners seen gone are wanted now (struct gpumem_charge_watch.on). */
+static bool gpumem_charge_watching(void)
+{
+	const struct gpumem_charge_watch *w = READ_ONCE(gpumem_charge_watcher);
+
+	return w && w->on();
+}
+
+/* Tell the watch that owners were newly seen gone. */
+static void gpumem_charge_tell_gone(void)
+{
+	const struct gpumem_charge_watch *w = READ_ONCE(gpumem_charge_watcher);
+
+	if (w)
+		w->gone();
+}
+
 /* What a sweep found. */
 struct gpumem_sweep {
 	bool watch;	/* orphaned events are on */
@@ -1013,13 +1044,13 @@ out:
 
 static void gpumem_charge_sweep_fn(struct work_struct *work)
 {
-	struct gpumem_sweep s = { .watch = gpumem_orphans_events_on() };
+	struct gpumem_sweep s = { .watch = gpumem_charge_watching() };
 
 	mutex_lock(&gpumem_charges_walk_lock);
 	gpumem_charge_walk(gpumem_charge_orphan, &s);
 	mutex_unlock(&gpumem_charges_walk_lock);
 	if (s.kick)
-		gpumem_orphans_kick();
+		gpumem_charge_tell_gone();
 	if (s.more)
 		queue_delayed_work(system_wq, &gpumem_charge_sweep_work,
 				   GPUMEM_ORPHAN_AGE);
@@ -1112,7 +1143,7 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 {
 	struct gpumem_orphans_fill f = {
 		.recs = *recsp, .cap = *capp, .claim = claim,
-		.watch = gpumem_orphans_events_on(),
+		.watch = gpumem_charge_watching(),
 	};
 	unsigned int tries;
 	size_t need;
@@ -1152,7 +1183,7 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 	if (!ret && f.over)
 		ret = -EAGAIN;
 	if (f.kick)
-		gpumem_orphans_kick();
+		gpumem_charge_tell_gone();
 	*recsp = f.recs;
 	*capp = f.cap;
 	*nrp = ret && !claim ? 0 : f.nr;

@@ -69,8 +69,26 @@ struct gpumem_orphan_rec {
 	char comm[TASK_COMM_LEN];
 };
 
+/**
+ * struct gpumem_charge_watch - who is told about owners the records see gone
+ * @on: whether that is wanted now: while true, the sweep also looks at
+ *	the records of processes that have no counters, and an owner newly
+ *	seen gone is marked to be reported (a death while false never is)
+ * @gone: one or more owners of resident placements were newly seen gone
+ *	(by the sweep or a pass of gpumem_charge_orphans()); called from
+ *	process context, never under a record's lock
+ *
+ * The charges know no report: the orphans report registers this
+ * (orphans.c, set in main.c before any record exists).
+ */
+struct gpumem_charge_watch {
+	bool (*on)(void);
+	void (*gone)(void);
+};
+
 int gpumem_charge_init(void);
 void gpumem_charge_exit(void);
+void gpumem_charge_set_watch(const struct gpumem_charge_watch *watch);
 
 int gpumem_charge_new(const struct gpumem_placement *place,
 		      struct gpumem_charge **chargep);

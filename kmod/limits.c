@@ -33,7 +33,7 @@
 #include "discover.h"
 #include "events.h"
 #include "hook_stats.h"
-#include "leak.h"
+#include "staircase.h"
 #include "limits.h"
 
 /* How often removed cgroups' limits are looked for while any limit exists. */

@@ -7,7 +7,8 @@
  *   walk.c      visits clients and their GEM objects with the right locks
  *   classify.c  maps one buffer placement to a region, per driver
  *   account.c   per-process aggregation, shared-buffer and owner rules
- *   snapshot.c  the data structure a reader gets
+ *   rows.c      the rows of a snapshot, as the walk and the counters build them
+ *   snapshot.c  what a reader calls: take a snapshot, release it, walk stats
  *   debugfs.c   the files under /sys/kernel/debug/gpumem
  *   netlink.c   the "gpumem" generic netlink family
  *   hooks.c     TTM resource manager and eviction wrappers
@@ -17,8 +18,10 @@
  *   events.c    event numbering, rate limiting, the sink (netlink)
  *   hook_stats.c  counters of the hooks, guard and events (stats)
  *   proc_usage.c  per-process counters of the same charges
+ *   staircase.c the state each counter keeps for the leak detector
  *   leak.c      leak suspicion: a staircase detector over those counters
  *   orphans.c   placements whose allocator exited, and orphaned events
+ *               (told about owners gone by charge.c's watch, set below)
  *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
  */
 #include <linux/module.h>
@@ -52,6 +55,8 @@ static int __init gpumem_init(void)
 	ret = gpumem_charge_init();
 	if (ret)
 		goto err_lookup;
+	/* the records tell the orphans report about owners gone */
+	gpumem_charge_set_watch(&gpumem_orphans_watch);
 	/* before discovery: hooked devices may send events at once */
 	ret = gpumem_netlink_init();
 	if (ret) {

@@ -541,12 +541,8 @@ module_param_cb(orphan_event_bytes, &gpumem_event_bytes_ops,
 		&orphan_event_bytes, 0644);
 MODULE_PARM_DESC(orphan_event_bytes, "an orphaned event when an exited process leaves at least this many bytes on a device and region (0: off, 1..1099511627776, default 1048576)");
 
-/**
- * gpumem_orphans_events_on() - are orphaned events on?
- *
- * Return: true unless orphan_event_bytes is 0.
- */
-bool gpumem_orphans_events_on(void)
+/* Are orphaned events on? True unless orphan_event_bytes is 0. */
+static bool gpumem_orphans_events_on(void)
 {
 	return READ_ONCE(orphan_event_bytes) != 0;
 }
@@ -561,18 +557,21 @@ static void gpumem_orphans_queue(unsigned long delay)
 	mutex_unlock(&gpumem_orphans_event_mutex);
 }
 
-/**
- * gpumem_orphans_kick() - an owner of resident placements was seen gone
- *
- * Queues the orphaned events' work (once, however often it is kicked
- * before it runs).
- *
- * Context: process context, may sleep; never under a charge record's lock.
+/*
+ * An owner of resident placements was seen gone: queue the orphaned events'
+ * work (once, however often it is kicked before it runs). Process context,
+ * never under a charge record's lock (struct gpumem_charge_watch.gone).
  */
-void gpumem_orphans_kick(void)
+static void gpumem_orphans_kick(void)
 {
 	gpumem_orphans_queue(0);
 }
+
+/* The charge records' watch: the events' switch and their kick. */
+const struct gpumem_charge_watch gpumem_orphans_watch = {
+	.on = gpumem_orphans_events_on,
+	.gone = gpumem_orphans_kick,
+};
 
 /* One orphaned event: an allocator's placements on a device and region. */
 struct gpumem_orphan_group {

@@ -76,9 +76,12 @@ struct gpumem_orphans {
 /* Holder pids one report lists at most (a row beyond: its count only). */
 #define GPUMEM_ORPHANS_MAX_PIDS	65536
 
+struct gpumem_charge_watch;
+
+/* What the charge records tell about owners gone (charge.h): main.c sets it. */
+extern const struct gpumem_charge_watch gpumem_orphans_watch;
+
 struct gpumem_orphans *gpumem_orphans_take(size_t max_bytes);
-bool gpumem_orphans_events_on(void);
-void gpumem_orphans_kick(void);
 void gpumem_orphans_init(void);
 void gpumem_orphans_exit(void);
 void gpumem_orphans_free(struct gpumem_orphans *o);

@@ -44,7 +44,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#include "leak.h"
+#include "staircase.h"
 #include "proc_usage.h"
 #include "rows.h"
 

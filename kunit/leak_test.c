@@ -7,6 +7,7 @@
  * counters of a process (proc_usage.c) and of a cgroup (limits.c).
  */
 #include <kunit/test.h>
+#include "../kmod/staircase.c"
 #include "../kmod/leak.c"
 
 #define LK_MIB		(1024ULL * 1024)

@@ -18,19 +18,24 @@
 #define OT_CG		3000001ULL
 #define OT_MIB		(1024ULL * 1024)
 
-/* orphans.c is not in this module: its two entry points charge.c calls */
+/* orphans.c is not in this module: the watch it sets, counted */
 static bool ot_events_on = true;
 static unsigned int ot_kicks;
 
-bool gpumem_orphans_events_on(void)
+static bool ot_watch_on(void)
 {
 	return ot_events_on;
 }
 
-void gpumem_orphans_kick(void)
+static void ot_watch_gone(void)
 {
 	ot_kicks++;
 }
+
+static const struct gpumem_charge_watch ot_watch = {
+	.on = ot_watch_on,
+	.gone = ot_watch_gone,
+};
 
 #ifdef CONFIG_FAULT_INJECTION
 /* nor is fault_inject.c */
@@ -163,14 +168,20 @@ static bool ot_sweep(void)
 
 static int ot_init(struct kunit *test)
 {
+	int ret;
+
 	ot_events_on = true;
 	ot_kicks = 0;
-	return gpumem_charge_init();
+	ret = gpumem_charge_init();
+	if (!ret)
+		gpumem_charge_set_watch(&ot_watch);
+	return ret;
 }
 
 static void ot_exit(struct kunit *test)
 {
 	gpumem_charge_exit();	/* gives every record back */
+	gpumem_charge_set_watch(NULL);
 	/* free the counters kept for reuse (and stop their reapers) */
 	gpumem_limits_exit();
 	gpumem_proc_usage_exit();
