@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * output.c - human units, tables, JSON and Prometheus text for gpumemctl.
+ * output.c - human units, tables, JSON and Prometheus text for gpumemctl and
+ * gpumemd.
  */
 #include "output.h"
 
