@@ -384,7 +384,7 @@ static int gpumem_nl_ns_view(struct netlink_callback *cb,
  * Take the dump's snapshot: whole, or (@filter, a charged view) only the
  * rows the request asks for, so that a filtered dump costs what it returns.
  * It is charged to the requester (its memory cgroup) and capped at
- * dump_max_bytes (snapshot.c) while it is made and kept: a dump stays until
+ * dump_max_bytes (rows.c) while it is made and kept: a dump stays until
  * its requester has read it (or closed the socket), so this is what one
  * socket can pin. A walk that reaches the cap stops there.
  */

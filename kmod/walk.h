@@ -2,8 +2,9 @@
 /*
  * gpumem walker: visits every tracked DRM device for the device rows of a
  * snapshot and, for the held view, every client and every GEM object they
- * hold, handing them to the accounting (account.c). Only snapshot.c calls
- * it: readers take snapshots through snapshot.h.
+ * hold, handing them to the accounting (account.c). Only snapshot.c walks
+ * (main.c frees the walks' cache at exit): readers take snapshots through
+ * snapshot.h.
  */
 #ifndef GPUMEM_WALK_H
 #define GPUMEM_WALK_H
