@@ -55,11 +55,35 @@
  *
  * Locking: records live in an rhashtable keyed by the resource pointer; its
  * own per-bucket locks serialise insertion and removal, and readers use
- * RCU (records are freed after a grace period). The allocation and free
- * paths take no gpumem-wide lock of their own: whoever removes a record
- * from the table (the free of its resource, a device being forgotten, a
- * commit that lost to a detaching device) gives its charge back, exactly
- * once. Each record's @lock protects @obj, @pu and @since against the
+ * RCU. The allocation and free paths take no gpumem-wide lock of their
+ * own: whoever removes a record from the table (the free of its resource,
+ * a device being forgotten, a commit that lost to a detaching device)
+ * gives its charge back, exactly once.
+ *
+ * Records come from a slab cache with SLAB_TYPESAFE_BY_RCU (no clearing of
+ * every object by init_on_alloc, no grace period per record): a record
+ * taken out of the table is freed at once, and its memory may be a record
+ * again while an RCU reader still walks a hash chain through it. That is
+ * safe because:
+ * (1) a lookup only compares keys on its way (rhashtable restarts a lookup
+ *     that ended on another chain), and uses the record it finds only for
+ *     a resource that cannot be freed meanwhile: the current resource of a
+ *     buffer the caller holds reserved, or the one the caller frees. Such a
+ *     record leaves the table only by that free, by a walk of the table
+ *     (2), by the commit that made it (losing to a detaching device, before
+ *     its resource is the buffer's) or, made inert by a detaching device,
+ *     when its resource went without gpumem and the address is used again
+ *     (gpumem_charge_link(); no lookup returns an inert record);
+ * (2) a walk of the whole table, which holds records it did not pin and
+ *     follows their links, counts itself in gpumem_charge_walkers while it
+ *     runs; a record taken out of the table meanwhile is freed only after a
+ *     grace period (gpumem_charge_free_linked()).
+ * Records for owners deeper than the cache holds are kmalloc'ed and always
+ * freed after a grace period. A few freed records are kept per CPU for the
+ * next placement (gpumem_charge_pool): a record of the cache in another
+ * life, as the slab would give it back, without its hooks.
+ *
+ * Each record's @lock protects @obj, @pu and @since against the
  * sweep, which reads the buffer: the free of a resource clears @obj under
  * it before the buffer can be freed. gpumem_charges_walk_lock serialises
  * the walks (sweep, detach) with each other and with gpumem_detaching. The
@@ -100,7 +124,7 @@
 /**
  * struct gpumem_charge - one recorded placement
  * @rnode: entry in gpumem_charges, keyed by @res
- * @rcu: for freeing after the table's readers
+ * @rcu: for freeing after a grace period (see gpumem_charge_free_linked())
  * @lock: protects @obj, @owner, @pu, @since, @dead, @reported, @evictor and
  *	@evict_at
  * @res: the resource (a key only: never dereferenced)
@@ -132,6 +156,7 @@
  *	reserved; the next placements it makes of the buffer before
  *	@evict_at + HZ are the eviction's, not requests
  * @evict_at: jiffies when @evictor was set
+ * @cached: from gpumem_charge_cache (else kmalloc'ed)
  * @depth: number of entries in @cgids
  * @room: room for this many levels in @cgids; after them, room for the
  *	GPUMEM_LIMITS_NODES(@room) limits' counters a counted placement is
@@ -163,6 +188,7 @@ struct gpumem_charge {
 	const struct task_struct *evictor;
 	unsigned long evict_at;
 	bool reported;
+	bool cached;
 	u16 depth;
 	u16 room;
 	u64 cgids[];
@@ -204,6 +230,48 @@ static const struct rhashtable_params gpumem_charge_params = {
 /* Devices being detached (entries of gpumem_detaching), for a cheap test. */
 static atomic_t gpumem_detaching_nr = ATOMIC_INIT(0);
 
+/*
+ * Levels of cgroups (the root counts) a record from gpumem_charge_cache has
+ * room for: a systemd service or a Kubernetes container is 4 to 6 deep.
+ */
+#define GPUMEM_CHARGE_CACHE_ROOM	8
+
+/* Its name (the KUnit module, which builds this file too, names another). */
+#ifndef GPUMEM_CHARGE_CACHE_NAME
+#define GPUMEM_CHARGE_CACHE_NAME	"gpumem_charge"
+#endif
+
+/* The records with room for GPUMEM_CHARGE_CACHE_ROOM (see the top). */
+static struct kmem_cache *gpumem_charge_cache;
+/* Walks of the whole table running now (gpumem_charge_walk()). */
+static atomic_t gpumem_charge_walkers = ATOMIC_INIT(0);
+
+/* Freed records of gpumem_charge_cache kept per CPU for reuse. */
+#define GPUMEM_CHARGE_POOL	8
+
+/**
+ * struct gpumem_charge_pool - a CPU's freed records
+ * @nr: how many of @recs are kept
+ * @recs: the records (freed: nobody else's, in the table or not)
+ *
+ * Used from task context only, with preemption off (the RCU callback that
+ * frees a record gives it to the slab).
+ */
+struct gpumem_charge_pool {
+	unsigned int nr;
+	struct gpumem_charge *recs[GPUMEM_CHARGE_POOL];
+};
+
+static DEFINE_PER_CPU(struct gpumem_charge_pool, gpumem_charge_pool);
+
+/*
+ * Records in the table of placements in regions not counted (system
+ * placements that carry an owner, or none): while there are none, the free
+ * of such a placement needs no lookup (gpumem_charge_uncounted_records()).
+ * Counted before the record enters the table, uncounted when it left.
+ */
+static atomic_long_t gpumem_charge_uncounted = ATOMIC_LONG_INIT(0);
+
 static struct rhashtable gpumem_charges;
 static DEFINE_MUTEX(gpumem_charges_walk_lock);
 /*
@@ -231,23 +299,57 @@ static struct gpumem_charge_req gpumem_charge_req(struct gpumem_charge *c)
 	};
 }
 
+/* The size of a record with room for @room levels. */
+static size_t gpumem_charge_size(u32 room)
+{
+	struct gpumem_charge *c;
+
+	return size_add(struct_size(c, cgids, room),
+			array_size(GPUMEM_LIMITS_NODES(room),
+				   sizeof(struct gpumem_cg_node *)));
+}
+
 /*
- * A record with room for an owner @room cgroups deep, sized to it (a record
- * for the usual shallow cgroup fits in 192 bytes: init_on_alloc, on in
- * distribution kernels, clears every byte of it), with nothing filled in
- * but its header, or NULL.
+ * The constructor of gpumem_charge_cache's objects: their lock is set up
+ * once for the life of the slab (a reader may take the lock of a record
+ * freed meanwhile, see the top). A cache with a constructor is not cleared
+ * by init_on_alloc.
+ */
+static void gpumem_charge_ctor(void *obj)
+{
+	struct gpumem_charge *c = obj;
+
+	spin_lock_init(&c->lock);
+}
+
+/*
+ * A record with room for an owner at least @room cgroups deep (from
+ * gpumem_charge_cache up to GPUMEM_CHARGE_CACHE_ROOM, else kmalloc'ed to
+ * its size), with nothing filled in but its header, or NULL.
  */
 static struct gpumem_charge *gpumem_charge_alloc(u32 room)
 {
 	struct gpumem_charge *c;
 
-	c = kmalloc(size_add(struct_size(c, cgids, room),
-			     array_size(GPUMEM_LIMITS_NODES(room),
-					sizeof(struct gpumem_cg_node *))),
-		    GFP_KERNEL);
-	if (!c)
-		return NULL;
-	spin_lock_init(&c->lock);
+	if (room <= GPUMEM_CHARGE_CACHE_ROOM) {
+		struct gpumem_charge_pool *pool;
+
+		pool = get_cpu_ptr(&gpumem_charge_pool);
+		c = pool->nr ? pool->recs[--pool->nr] : NULL;
+		put_cpu_ptr(&gpumem_charge_pool);
+		if (!c)
+			c = kmem_cache_alloc(gpumem_charge_cache, GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->cached = true;
+		room = GPUMEM_CHARGE_CACHE_ROOM;
+	} else {
+		c = kmalloc(gpumem_charge_size(room), GFP_KERNEL);
+		if (!c)
+			return NULL;
+		spin_lock_init(&c->lock);
+		c->cached = false;
+	}
 	c->minor = 0;
 	c->res = NULL;
 	c->obj = NULL;
@@ -271,11 +373,64 @@ static struct gpumem_charge *gpumem_charge_alloc(u32 room)
 	return c;
 }
 
+/*
+ * Free the memory of a record nobody else can see (never in the table, or
+ * out of it and no walk running): to this CPU's pool when there is room.
+ */
+static void gpumem_charge_free_mem(struct gpumem_charge *c)
+{
+	struct gpumem_charge_pool *pool;
+
+	if (!c->cached) {
+		kfree(c);
+		return;
+	}
+	if (in_task()) {
+		pool = get_cpu_ptr(&gpumem_charge_pool);
+		if (pool->nr < GPUMEM_CHARGE_POOL) {
+			pool->recs[pool->nr++] = c;
+			c = NULL;
+		}
+		put_cpu_ptr(&gpumem_charge_pool);
+	}
+	if (c)
+		kmem_cache_free(gpumem_charge_cache, c);
+}
+
+static void gpumem_charge_free_rcu(struct rcu_head *head)
+{
+	struct gpumem_charge *c = container_of(head, struct gpumem_charge, rcu);
+
+	if (c->cached)
+		kmem_cache_free(gpumem_charge_cache, c);
+	else
+		kfree(c);
+}
+
+/*
+ * Free the memory of a record this caller took out of the table: at once,
+ * unless a walk of the table may be looking at it (then, as a kmalloc'ed
+ * record always, after a grace period).
+ */
+static void gpumem_charge_free_linked(struct gpumem_charge *c)
+{
+	/*
+	 * Pairs with gpumem_charge_walk(): the removal from the table before
+	 * the read of the walkers, their count before their reads of the
+	 * table. A walk that could have seen @c is counted here.
+	 */
+	smp_mb();
+	if (c->cached && !atomic_read(&gpumem_charge_walkers))
+		gpumem_charge_free_mem(c);
+	else
+		call_rcu(&c->rcu, gpumem_charge_free_rcu);
+}
+
 /* Free a record that never entered the table. */
 static void gpumem_charge_free(struct gpumem_charge *c)
 {
 	put_pid(c->owner);
-	kfree(c);
+	gpumem_charge_free_mem(c);
 }
 
 /*
@@ -354,10 +509,13 @@ static bool gpumem_charge_own(struct gpumem_charge *c, struct task_struct *t,
 	c->tgid = task_tgid_nr(t);
 	/*
 	 * Without the task lock (get_task_comm() takes it up to 6.12, not
-	 * since): a rename racing with this may give a mix of both names,
-	 * always terminated, as any lockless reader of ->comm sees it.
+	 * since), and as one copy of the whole array (->comm is kept padded
+	 * with zeroes): a rename racing with this may give a mix of both
+	 * names, terminated here, as any lockless reader of ->comm sees it.
 	 */
-	strscpy_pad(c->comm, t->group_leader->comm, sizeof(c->comm));
+	BUILD_BUG_ON(sizeof(t->group_leader->comm) < sizeof(c->comm));
+	memcpy(c->comm, t->group_leader->comm, sizeof(c->comm));
+	c->comm[sizeof(c->comm) - 1] = '\0';
 	return true;
 }
 
@@ -415,20 +573,6 @@ static u32 gpumem_charge_fill(struct gpumem_charge *c, u32 room,
 }
 
 /*
- * The depth the owner of @place's record will have, for sizing the record
- * (the owner may change before it is filled in). Caller holds
- * rcu_read_lock().
- */
-static u32 gpumem_charge_room(const struct gpumem_placement *place)
-{
-	bool kworker;
-
-	return gpumem_charge_depth(place,
-				   gpumem_charge_owner(place->prev, place->obj),
-				   gpumem_requester(&kworker));
-}
-
-/*
  * A record for @place with its owner filled in (or unattributed), NULL when
  * the placement is a bounce of a buffer without an owner (nothing to
  * carry), or ERR_PTR(-ENOMEM).
@@ -436,15 +580,13 @@ static u32 gpumem_charge_room(const struct gpumem_placement *place)
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 {
+	/* the cache's records first: they fit nearly every owner */
+	u32 room = GPUMEM_CHARGE_CACHE_ROOM, need;
 	struct gpumem_charge *c;
-	u32 room, need;
 
 	/* a bounce of a new buffer: no owner, none to carry */
 	if (!place->prev && place->bounce)
 		return NULL;
-	rcu_read_lock();
-	room = gpumem_charge_room(place);
-	rcu_read_unlock();
 	for (;;) {
 		if (room > GPUMEM_CHARGE_MAX_DEPTH || gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
@@ -452,7 +594,7 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 		if (!c)
 			return ERR_PTR(-ENOMEM);
 		rcu_read_lock();
-		need = gpumem_charge_fill(c, room, place, forced);
+		need = gpumem_charge_fill(c, c->room, place, forced);
 		rcu_read_unlock();
 		if (!need)
 			return c;
@@ -670,13 +812,15 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 		gpumem_proc_usage_uncharge(pu, c->region, c->bytes);
 	put_pid(owner);
 	if (linked) {
+		if (!gpumem_region_counted(c->region))
+			atomic_long_dec(&gpumem_charge_uncounted);
 		if (c->unattributed)
 			atomic_long_dec(&gpumem_unattr_records);
 		else
 			gpumem_hook_stats_inc(GPUMEM_HOOK_UNCHARGED);
-		kfree_rcu(c, rcu);	/* table readers may still look at it */
+		gpumem_charge_free_linked(c);
 	} else {
-		kfree(c);
+		gpumem_charge_free_mem(c);
 	}
 }
 
@@ -783,10 +927,14 @@ void gpumem_charge_commit(struct gpumem_charge *charge,
 	/* counted before it can be seen: whoever takes it out uncounts it */
 	if (charge->unattributed)
 		atomic_long_inc(&gpumem_unattr_records);
+	if (!gpumem_region_counted(charge->region))
+		atomic_long_inc(&gpumem_charge_uncounted);
 	if (WARN_ON_ONCE(gpumem_charge_link(charge))) {
 		/* cannot track it: give the charge back at once */
 		if (charge->unattributed)
 			atomic_long_dec(&gpumem_unattr_records);
+		if (!gpumem_region_counted(charge->region))
+			atomic_long_dec(&gpumem_charge_uncounted);
 		gpumem_hook_stats_inc(GPUMEM_HOOK_CHARGE_FAILED);
 		gpumem_charge_finish(charge, false);
 		return;
@@ -827,6 +975,23 @@ void gpumem_charge_cancel(struct gpumem_charge *charge)
 }
 
 /**
+ * gpumem_charge_uncounted_records() - may a placement not counted have a
+ *	record?
+ *
+ * The records in the table of placements in regions that are not counted
+ * (system placements). While there are none, gpumem_charge_release() of
+ * such a placement has nothing to do: a record is counted here before its
+ * resource is given to its buffer, so whoever frees that resource sees it.
+ *
+ * Context: any.
+ * Return: their number (0: none).
+ */
+long gpumem_charge_uncounted_records(void)
+{
+	return atomic_long_read(&gpumem_charge_uncounted);
+}
+
+/**
  * gpumem_charge_release() - uncharge a resource that is being freed
  * @res: the resource; called before the driver frees it (and before its
  *	buffer can be freed)
@@ -852,7 +1017,10 @@ void gpumem_charge_release(struct ttm_resource *res)
 /*
  * Walk every record; @fn returns true to take the record out (it is then
  * given back and freed). Caller holds gpumem_charges_walk_lock. Records
- * added or removed meanwhile may or may not be visited.
+ * added or removed meanwhile may or may not be visited. While it runs, the
+ * records taken out of the table are freed after a grace period only (the
+ * walk holds pointers to records nobody pins for it, and follows their
+ * links): see the top of this file.
  */
 static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 			       void *arg)
@@ -861,6 +1029,9 @@ static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 	struct gpumem_charge *c;
 
 	lockdep_assert_held(&gpumem_charges_walk_lock);
+	atomic_inc(&gpumem_charge_walkers);
+	/* pairs with gpumem_charge_free_linked() */
+	smp_mb__after_atomic();
 	rhashtable_walk_enter(&gpumem_charges, &iter);
 	rhashtable_walk_start(&iter);
 	while ((c = rhashtable_walk_next(&iter))) {
@@ -871,6 +1042,7 @@ static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
+	atomic_dec(&gpumem_charge_walkers);
 }
 
 static bool gpumem_charge_on_device(struct gpumem_charge *c, void *arg)
@@ -1233,7 +1405,19 @@ u64 gpumem_charge_unattributed_records(void)
  */
 int gpumem_charge_init(void)
 {
-	return rhashtable_init(&gpumem_charges, &gpumem_charge_params);
+	int ret;
+
+	gpumem_charge_cache =
+		kmem_cache_create(GPUMEM_CHARGE_CACHE_NAME,
+				  gpumem_charge_size(GPUMEM_CHARGE_CACHE_ROOM),
+				  0, SLAB_TYPESAFE_BY_RCU, gpumem_charge_ctor);
+	if (!gpumem_charge_cache)
+		return -ENOMEM;
+	atomic_long_set(&gpumem_charge_uncounted, 0);
+	ret = rhashtable_init(&gpumem_charges, &gpumem_charge_params);
+	if (ret)
+		kmem_cache_destroy(gpumem_charge_cache);
+	return ret;
 }
 
 static void gpumem_charge_destroy(void *ptr, void *arg)
@@ -1250,11 +1434,21 @@ void gpumem_charge_exit(void)
 {
 	struct gpumem_unattr *u;
 	unsigned long minor;
+	int cpu;
 
 	cancel_delayed_work_sync(&gpumem_charge_sweep_work);
 	rhashtable_free_and_destroy(&gpumem_charges, gpumem_charge_destroy,
 				    NULL);
-	rcu_barrier();	/* kfree_rcu() of released records */
+	rcu_barrier();	/* call_rcu() of released records */
+	for_each_possible_cpu(cpu) {
+		struct gpumem_charge_pool *pool = per_cpu_ptr(&gpumem_charge_pool,
+							      cpu);
+
+		while (pool->nr)
+			kmem_cache_free(gpumem_charge_cache,
+					pool->recs[--pool->nr]);
+	}
+	kmem_cache_destroy(gpumem_charge_cache);
 	xa_for_each(&gpumem_unattr, minor, u)
 		kfree(u);
 	xa_destroy(&gpumem_unattr);

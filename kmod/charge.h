@@ -95,6 +95,7 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 void gpumem_charge_commit(struct gpumem_charge *charge,
 			  struct ttm_resource *res);
 void gpumem_charge_cancel(struct gpumem_charge *charge);
+long gpumem_charge_uncounted_records(void);
 void gpumem_charge_release(struct ttm_resource *res);
 void gpumem_charge_evicting(const struct ttm_resource *res,
 			    const struct drm_gem_object *obj);

@@ -479,7 +479,12 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 	struct gpumem_man_hook *h;
 
 	h = gpumem_man_hook_get(man, &orig);
-	gpumem_charge_release(res);
+	/*
+	 * A placement not counted (qxl's system bounce of every new buffer)
+	 * has a record only while some such placement has one.
+	 */
+	if (!h || h->counted || gpumem_charge_uncounted_records())
+		gpumem_charge_release(res);
 	if (!h) {	/* being detached */
 		if (!WARN_ON_ONCE(!orig))
 			orig->free(man, res);

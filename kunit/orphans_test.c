@@ -12,6 +12,8 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+/* its own slab cache: gpumem's may be there too */
+#define GPUMEM_CHARGE_CACHE_NAME	"gpumem_kunit_charge"
 #include "../kmod/charge.c"
 
 #define OT_DEV		13
