@@ -676,6 +676,43 @@ void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
 				fn(minor, r, atomic64_read(&u->bytes[r]), arg);
 }
 
+/*
+ * Charge @c, a counted placement of an owned buffer, to its owner's limits
+ * and per-process counters: 0, or as gpumem_charge_new() (@c is freed).
+ * Apart from gpumem_charge_new(): the request is built (and cleared first
+ * by CONFIG_INIT_STACK_ALL_ZERO) only for these placements.
+ */
+static int gpumem_charge_counted(struct gpumem_charge *c, bool quiet,
+				 bool forced)
+{
+	struct gpumem_charge_req req = gpumem_charge_req(c);
+	int ret;
+
+	req.forced = forced;
+	/* the event names the owner, and the task that asked if another */
+	req.requester = task_tgid(current) != c->owner;
+	if (!forced && !req.requester)
+		req.comm = NULL;	/* the requesting thread's name */
+	ret = gpumem_limits_charge(&req, quiet);
+	if (ret) {
+		gpumem_charge_free(c);
+		return ret;
+	}
+	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
+		/* its reference and its count in one step */
+		c->pu = gpumem_proc_usage_get_charge(c->owner, c->comm,
+						     c->minor, c->region,
+						     c->bytes);
+		if (!c->pu) {
+			/* nothing recorded: give the limits back */
+			gpumem_limits_uncharge(&req);
+			gpumem_charge_free(c);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /**
  * gpumem_charge_new() - charge a placement to its buffer's owner
  * @place: the placement
@@ -699,7 +736,6 @@ void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
 int gpumem_charge_new(const struct gpumem_placement *place,
 		      struct gpumem_charge **chargep)
 {
-	struct gpumem_charge_req req;
 	bool forced = false;
 	struct gpumem_charge *c;
 	int ret;
@@ -726,32 +762,10 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 		return 0;
 	}
 	c->counted = place->counted;
-	if (!c->counted) {
-		*chargep = c;
-		return 0;
-	}
-	req = gpumem_charge_req(c);
-	req.forced = forced;
-	/* the event names the owner, and the task that asked if another */
-	req.requester = task_tgid(current) != c->owner;
-	if (!forced && !req.requester)
-		req.comm = NULL;	/* the requesting thread's name */
-	ret = gpumem_limits_charge(&req, place->quiet);
-	if (ret) {
-		gpumem_charge_free(c);
-		return ret;
-	}
-	if (pid_has_task(c->owner, PIDTYPE_TGID)) {
-		/* its reference and its count in one step */
-		c->pu = gpumem_proc_usage_get_charge(c->owner, c->comm,
-						     c->minor, c->region,
-						     c->bytes);
-		if (!c->pu) {
-			/* nothing recorded: give the limits back */
-			gpumem_limits_uncharge(&req);
-			gpumem_charge_free(c);
-			return -ENOMEM;
-		}
+	if (c->counted) {
+		ret = gpumem_charge_counted(c, place->quiet, forced);
+		if (ret)
+			return ret;
 	}
 	*chargep = c;
 	return 0;

@@ -493,7 +493,6 @@ static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *re
  */
 void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 {
-	int scopes[2] = { c->minor, GPUMEM_ALL_DEVICES };
 	struct gpumem_cg_node *n;
 	u32 d, s;
 
@@ -501,7 +500,9 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 	for (d = 0; d < c->depth; d++) {
 		for (s = 0; s < 2; s++) {
 			n = c->nodes ? c->nodes[2 * d + s] :
-			    gpumem_cg_find(c->cgids[d], scopes[s], c->region);
+			    gpumem_cg_find(c->cgids[d],
+					   s ? GPUMEM_ALL_DEVICES : c->minor,
+					   c->region);
 			if (WARN_ON_ONCE(!n || !n->charges ||
 					 n->row.usage < c->bytes)) {
 				if (n) {
