@@ -101,7 +101,12 @@ thr_setup() {
 	# Buffers freed but not yet destroyed (TTM deletes a fenced buffer
 	# later, qxl signals lazily) still count in the managers' use until
 	# TTM's next eviction walk, which the sawtooth's allocations would
-	# run: its use would not rise. A denial (the sync event's) runs it now.
+	# run: its use would not rise. A denial (the sync event's) may run it,
+	# but does not always reap them: gpumem's guard refuses evictions to
+	# the denied task, and TTM asks eviction_valuable before it reaps a
+	# deleted buffer. So $base may still count such buffers; they go
+	# when qxl collects its releases, at any time later (a case that
+	# needs a crossing measures the use again just before it).
 	w_sync || tc_fail "the sync event did not arrive"
 	base=$(qxl_settled)
 	cap=$(num "$(dev_field "$qxl" vram capacity)")
@@ -127,7 +132,15 @@ if saw_in "$A" sa 16; then
 	cycles=$(out_val sa SAW cycles)
 	below() { [ "$(num "$(dev_field "$qxl" vram used)")" -le "$thr" ]; }
 	wait_until 10 below || tc_fail "qxl vram still above $thr after A's sawtooth"
-	hold_in "$B" hb -n 16 -s 1M -c gm-ten-hb || tc_fail "helper: $(helper_why hb)"
+	# B crosses from the use now, not from $base: freed qxl buffers
+	# counted in $base may have gone meanwhile (7.4 MB in failing runs,
+	# where 16 x 1 MiB then ended 215 KB short of $thr).
+	ub=$(num "$(dev_field "$qxl" vram used)")
+	nb=$(( (thr - ub) / MiB + 9 ))	# ends 8..9 MiB above $thr
+	hold_in "$B" hb -n "$nb" -s 1M -c gm-ten-hb || tc_fail "helper: $(helper_why hb)"
+	uh=$(num "$(dev_field "$qxl" vram used)")
+	log "B: $nb x 1 MiB from $ub: $uh while held (threshold $thr)"
+	tc_num -gt "qxl vram use while B holds (above the threshold)" "$uh" "$thr"
 	w_since "$m0"
 	na=$(by_pid "$sa_pid" | grep -c '"type":"device-threshold"')
 	log "A: $cycles sawtooth cycles, $na device-threshold events"
