@@ -1,42 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build (once, then cache) the KUnit/KASAN/lockdep test kernel from Debian's
-# linux-source-6.12 and scripts/testkernel.config. Result:
+# linux-source-7.3 (trixie-backports: a kernel with the dmem cgroup
+# controller, CONFIG_CGROUP_DMEM=y, which Debian's own 7.3 image leaves out)
+# and scripts/testkernel.config. Result:
 #   $GPUMEM_CACHE/kernels/test/root/boot/vmlinuz-<kver>, .../lib/modules/<kver>
 #   $GPUMEM_CACHE/kernels/test/{kver,build}
-# The cache key is the source package version plus the config fragment's hash.
+# The host's gcc builds it (and, in scripts/build.sh, gpumem for it): the
+# kernel only needs a compiler newer than its minimum, unlike Debian's 7.3
+# headers, which carry gcc-14's flags and build in the trixie tree.
+# The source package comes through the trixie tree's apt (trixie-backports,
+# scripts/fetch-kernels.sh: setup_trixie); its .deb is kept in
+# $GPUMEM_CACHE/debs/source. The cache key is the source package version
+# plus the config fragment's hash.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# setup_trixie, in_trixie: the trixie tree whose apt knows trixie-backports.
+. "$GPUMEM_TOP/scripts/fetch-kernels.sh"
 
+tks=7.3		# the series of Debian's linux-source-<tks>
 frag=$GPUMEM_TOP/scripts/testkernel.config
 out=$GPUMEM_CACHE/kernels/test
-ver=$(apt-cache madison linux-source-6.12 | awk '{ print $3 }' | sort -V | tail -n1)
-[ -n "$ver" ] || die "linux-source-6.12 is not in apt's lists (run scripts/setup-host.sh)"
+setup_trixie
+ver=$(in_trixie apt-cache madison "linux-source-$tks" | awk '{ print $3 }' | sort -V | tail -n1)
+[ -n "$ver" ] || die "linux-source-$tks is not in the trixie tree's apt lists (trixie-backports)"
 key="$ver $(sha256sum "$frag" | cut -c1-16)"
 if done_stamp "$out" && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	exit 0
 fi
 
 src=$GPUMEM_CACHE/testkernel-src
+deb=$GPUMEM_CACHE/debs/source/linux-source-${tks}_${ver//:/%3a}_all.deb
 mkdir -p "$GPUMEM_CACHE/debs/source"
-if ! ls "$GPUMEM_CACHE/debs/source/linux-source-6.12_${ver//:/%3a}_all.deb" >/dev/null 2>&1; then
-	log "downloading linux-source-6.12 $ver"
-	rm -f "$GPUMEM_CACHE"/debs/source/linux-source-6.12_*.deb
-	(cd "$GPUMEM_CACHE/debs/source" && apt-get download -q "linux-source-6.12=$ver" >/dev/null)
+if [ ! -s "$deb" ]; then
+	log "downloading linux-source-$tks $ver (trixie-backports)"
+	rm -rf "$TRIXIE/debs/source"; mkdir -p "$TRIXIE/debs/source"
+	in_trixie sh -c "cd /debs/source && apt-get download -q 'linux-source-$tks=$ver'" >/dev/null
+	rm -f "$GPUMEM_CACHE/debs/source/linux-source-${tks}"_*.deb
+	mv "$TRIXIE/debs/source/linux-source-${tks}"_*.deb "$deb"
+	rm -rf "$TRIXIE/debs/source"
 fi
 if [ "$(cat "$src/.gpumem-source-version" 2>/dev/null)" != "$ver" ]; then
-	log "unpacking linux-source-6.12 $ver"
+	log "unpacking linux-source-$tks $ver"
 	rm -rf "$src" "$src.tmp"; mkdir -p "$src.tmp"
-	dpkg-deb --fsys-tarfile "$GPUMEM_CACHE"/debs/source/linux-source-6.12_*.deb |
-		tar -x -C "$src.tmp" --wildcards '*.tar.xz'
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$src.tmp" --wildcards '*.tar.xz'
 	tar -xJf "$(find "$src.tmp" -name 'linux-source-*.tar.xz' | head -n1)" -C "$src.tmp"
-	mv "$src.tmp"/usr/src/linux-source-6.12 "$src" 2>/dev/null ||
-		mv "$(find "$src.tmp" -maxdepth 3 -type d -name 'linux-source-6.12*' | head -n1)" "$src"
+	mv "$src.tmp/usr/src/linux-source-$tks" "$src" 2>/dev/null ||
+		mv "$(find "$src.tmp" -maxdepth 3 -type d -name "linux-source-$tks*" | head -n1)" "$src"
 	rm -rf "$src.tmp"
 	echo "$ver" > "$src/.gpumem-source-version"
 fi
 
-log "configuring and building the test kernel (about 16 minutes on 2 cores when cold)"
+log "configuring and building the test kernel (about 25 minutes on 2 cores when cold)"
 cd "$src"
 make -s x86_64_defconfig
 ./scripts/kconfig/merge_config.sh -m .config "$frag" >/dev/null
