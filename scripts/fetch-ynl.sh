@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The kernel's generic YNL CLI (tools/net/ynl, with Documentation/netlink's
-# schemas) of Debian's linux-source-6.12, the source of the test kernel, for
-# the guests' python3 + YNL CLI (scripts/mkinitramfs.sh): taken from the test
-# kernel's unpacked tree when it is there, else extracted from the source
-# package alone, so that a run of one Debian series needs no test kernel.
+# schemas) of Debian's linux-source-6.12, for the guests' python3 + YNL CLI
+# (scripts/mkinitramfs.sh) and for scripts/gen-uapi.sh's generator: taken
+# from an unpacked 6.12 tree in testkernel-src when there is one (the test
+# kernel's source before it moved to 7.3), else extracted from the source
+# package alone (cached in debs/source), so that a run of one Debian series
+# needs no test kernel. (7.3's tree moved the CLI to tools/net/ynl/pyynl.)
 #   $GPUMEM_CACHE/ynl/tools/net/ynl/{cli.py,lib/*.py}
 #   $GPUMEM_CACHE/ynl/.version   the source package version
 # Usage: fetch-ynl.sh   (prints nothing; cached; safe to run in parallel)

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Generate from uapi/gpumem.yaml, with the kernel's own YNL generator
-# (tools/net/ynl in Debian's linux-source-6.12, unpacked by
-# build-testkernel.sh):
+# (tools/net/ynl of Debian's linux-source-6.12, kept in the cache by
+# scripts/fetch-ynl.sh: the generator the files were made with; the test
+# kernel's 7.3 tree has a later one, tools/net/ynl/pyynl, whose output
+# differs):
 #   uapi/gpumem.h         ynl-gen-c.py --mode uapi --header
 #   kmod/netlink_gen.c/h  the module's policies, op table (genl_ops, which
 #                         6.1 has too), multicast group and family:
@@ -14,9 +16,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-src=$(cat "$GPUMEM_CACHE/kernels/test/build" 2>/dev/null || true)
+"$GPUMEM_TOP/scripts/fetch-ynl.sh"
+src=$GPUMEM_CACHE/ynl
 ynl=$src/tools/net/ynl
-[ -e "$ynl/ynl-gen-c.py" ] || die "no YNL generator (run scripts/build-testkernel.sh first)"
+[ -e "$ynl/ynl-gen-c.py" ] || die "no YNL generator in $ynl (scripts/fetch-ynl.sh)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The generator finds the schema at <spec dir>/../genetlink.yaml and names the

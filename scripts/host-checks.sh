@@ -32,7 +32,7 @@
 #   check-log/*  the result checker's self-test (scripts/check-log-selftest.py)
 #   guest-bg-fd  every background command of tests/guest closes fd 8, the
 #                result descriptor (scripts/check-guest-bg.py), and its self-test
-# The kernel tree comes from build-testkernel.sh (linux-source-6.12). Nothing
+# The kernel tree comes from build-testkernel.sh (linux-source-7.3). Nothing
 # here is ever skipped: a missing tree or kernel is a FAIL (scripts/test.sh
 # fetches and builds them first).
 set -uo pipefail

@@ -116,9 +116,9 @@ if [ -d "$guest" ]; then
 	done
 fi
 
-# python3 and the kernel's generic YNL CLI (tools/net/ynl of the test
-# kernel's source, linux-source-6.12: scripts/fetch-ynl.sh takes it from the
-# test kernel's tree or, without one, from the source package) in /opt/ynl with uapi/gpumem.yaml, for
+# python3 and the kernel's generic YNL CLI (tools/net/ynl of Debian's
+# linux-source-6.12: scripts/fetch-ynl.sh takes it from the source
+# package) in /opt/ynl with uapi/gpumem.yaml, for
 # tests/guest/87-ynl.sh and 95-quota-badinput.sh. Only what the CLI loads
 # goes in: Debian's python3.11 (not a pyenv one) runs it once with -v on the
 # host (it fails to find the family there, after every import) and each
