@@ -207,4 +207,52 @@ static inline bool gpumem_resv_held_by_current(struct dma_resv *resv)
 #endif
 }
 
+/*
+ * The dmem cgroup controller (kernel/cgroup/dmem.c, 6.14+): TTM charges a
+ * placement to dmem when its manager has a region (ttm_resource_manager.cg).
+ * gpumem supports the interface of 7.3 (struct dmem_cgroup_init, a region's
+ * reclaim callback, ttm_resource_manager_dmem_reclaim()); kernels without
+ * CONFIG_CGROUP_DMEM (Debian's, 7.3 included) and earlier dmem kernels are
+ * treated as having no dmem: nothing of dmem.c is built or called there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0) && IS_ENABLED(CONFIG_CGROUP_DMEM)
+#define GPUMEM_HAVE_DMEM 1
+#include <linux/cgroup_dmem.h>
+
+/**
+ * gpumem_man_dmem_region() - the dmem region a TTM manager charges
+ * @man: the manager
+ *
+ * Return: the region, or NULL (no dmem charge for @man's placements).
+ */
+static inline struct dmem_cgroup_region *
+gpumem_man_dmem_region(struct ttm_resource_manager *man)
+{
+	return READ_ONCE(man->cg);
+}
+
+/**
+ * gpumem_man_set_dmem_region() - make a TTM manager charge a dmem region
+ * @man: the manager
+ * @region: the region, or NULL to stop charging
+ *
+ * TTM reads man->cg without a lock, twice in ttm_resource_try_charge():
+ * see dmem.c for when NULL may be stored.
+ */
+static inline void gpumem_man_set_dmem_region(struct ttm_resource_manager *man,
+					      struct dmem_cgroup_region *region)
+{
+	WRITE_ONCE(man->cg, region);
+}
+#else
+#define GPUMEM_HAVE_DMEM 0
+struct dmem_cgroup_region;
+
+static inline struct dmem_cgroup_region *
+gpumem_man_dmem_region(struct ttm_resource_manager *man)
+{
+	return NULL;
+}
+#endif
+
 #endif /* GPUMEM_COMPAT_H */

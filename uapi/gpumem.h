@@ -108,6 +108,32 @@ enum gpumem_orphan_kind {
 	GPUMEM_ORPHAN_KIND_BUSY = 8,
 };
 
+/**
+ * enum gpumem_dmem_source - Who registered a dmem cgroup region
+ *   (kernel/cgroup/dmem.c) for a device's resource manager: its placements are
+ *   limited by that region's dmem.max, never by a gpumem max.
+ * @GPUMEM_DMEM_SOURCE_DRIVER: the driver (amdgpu, xe, nouveau on 7.3)
+ * @GPUMEM_DMEM_SOURCE_GPUMEM: gpumem, for a manager its driver registers none
+ *   for (module parameter dmem_provider)
+ */
+enum gpumem_dmem_source {
+	GPUMEM_DMEM_SOURCE_DRIVER,
+	GPUMEM_DMEM_SOURCE_GPUMEM,
+};
+
+/**
+ * enum gpumem_limit_source - Which controller an event's limit is.
+ * @GPUMEM_LIMIT_SOURCE_GPUMEM: a gpumem limit (also when the attribute is
+ *   absent)
+ * @GPUMEM_LIMIT_SOURCE_DMEM: the dmem cgroup controller: its charge for the
+ *   placement was refused (dmem.max of the cgroup or an ancestor), before TTM
+ *   tries to make room by evicting the cgroup's own buffers
+ */
+enum gpumem_limit_source {
+	GPUMEM_LIMIT_SOURCE_GPUMEM,
+	GPUMEM_LIMIT_SOURCE_DMEM,
+};
+
 enum {
 	GPUMEM_A_USAGE_REGION = 1,
 	GPUMEM_A_USAGE_BYTES,
@@ -125,9 +151,20 @@ enum {
 	GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES,
 	GPUMEM_A_DEV_REGION_LARGEST_FREE,
 	GPUMEM_A_DEV_REGION_FREE_BLOCKS,
+	GPUMEM_A_DEV_REGION_DMEM,
 
 	__GPUMEM_A_DEV_REGION_MAX,
 	GPUMEM_A_DEV_REGION_MAX = (__GPUMEM_A_DEV_REGION_MAX - 1)
+};
+
+enum {
+	GPUMEM_A_DEV_DMEM_NAME = 1,
+	GPUMEM_A_DEV_DMEM_SOURCE,
+	GPUMEM_A_DEV_DMEM_CAPACITY,
+	GPUMEM_A_DEV_DMEM_PAD,
+
+	__GPUMEM_A_DEV_DMEM_MAX,
+	GPUMEM_A_DEV_DMEM_MAX = (__GPUMEM_A_DEV_DMEM_MAX - 1)
 };
 
 enum {
@@ -244,6 +281,8 @@ enum {
 	GPUMEM_A_EVENT_KINDS,
 	GPUMEM_A_EVENT_REQ_PID,
 	GPUMEM_A_EVENT_REQ_COMM,
+	GPUMEM_A_EVENT_SOURCE,
+	GPUMEM_A_EVENT_DMEM_REGION,
 
 	__GPUMEM_A_EVENT_MAX,
 	GPUMEM_A_EVENT_MAX = (__GPUMEM_A_EVENT_MAX - 1)

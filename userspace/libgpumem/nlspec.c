@@ -37,6 +37,16 @@ const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT] = {
 	[3] = "busy",
 };
 
+const char *const gm_spec_dmem_source_names[GM_SPEC_DMEM_SOURCE_COUNT] = {
+	[GPUMEM_DMEM_SOURCE_DRIVER] = "driver",
+	[GPUMEM_DMEM_SOURCE_GPUMEM] = "gpumem",
+};
+
+const char *const gm_spec_limit_source_names[GM_SPEC_LIMIT_SOURCE_COUNT] = {
+	[GPUMEM_LIMIT_SOURCE_GPUMEM] = "gpumem",
+	[GPUMEM_LIMIT_SOURCE_DMEM] = "dmem",
+};
+
 const struct nla_policy gm_spec_usage_policy[GPUMEM_A_USAGE_MAX + 1] = {
 	[GPUMEM_A_USAGE_REGION] = { .type = NLA_U32 },
 	[GPUMEM_A_USAGE_BYTES] = { .type = NLA_U64 },
@@ -55,6 +65,7 @@ const struct nla_policy gm_spec_dev_region_policy[GPUMEM_A_DEV_REGION_MAX + 1] =
 	[GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES] = { .type = NLA_U64 },
 	[GPUMEM_A_DEV_REGION_LARGEST_FREE] = { .type = NLA_U64 },
 	[GPUMEM_A_DEV_REGION_FREE_BLOCKS] = { .type = NLA_U64 },
+	[GPUMEM_A_DEV_REGION_DMEM] = { .type = NLA_NESTED },
 };
 
 const char *const gm_spec_dev_region_names[GPUMEM_A_DEV_REGION_MAX + 1] = {
@@ -65,6 +76,20 @@ const char *const gm_spec_dev_region_names[GPUMEM_A_DEV_REGION_MAX + 1] = {
 	[GPUMEM_A_DEV_REGION_FREE_BLOCKS_BYTES] = "free-blocks-bytes",
 	[GPUMEM_A_DEV_REGION_LARGEST_FREE] = "largest-free",
 	[GPUMEM_A_DEV_REGION_FREE_BLOCKS] = "free-blocks",
+	[GPUMEM_A_DEV_REGION_DMEM] = "dmem",
+};
+
+const struct nla_policy gm_spec_dev_dmem_policy[GPUMEM_A_DEV_DMEM_MAX + 1] = {
+	[GPUMEM_A_DEV_DMEM_NAME] = { .type = NLA_STRING },
+	[GPUMEM_A_DEV_DMEM_SOURCE] = { .type = NLA_U32 },
+	[GPUMEM_A_DEV_DMEM_CAPACITY] = { .type = NLA_U64 },
+};
+
+const char *const gm_spec_dev_dmem_names[GPUMEM_A_DEV_DMEM_MAX + 1] = {
+	[GPUMEM_A_DEV_DMEM_NAME] = "name",
+	[GPUMEM_A_DEV_DMEM_SOURCE] = "source",
+	[GPUMEM_A_DEV_DMEM_CAPACITY] = "capacity",
+	[GPUMEM_A_DEV_DMEM_PAD] = "pad",
 };
 
 const struct nla_policy gm_spec_dev_policy[GPUMEM_A_DEV_MAX + 1] = {
@@ -235,6 +260,8 @@ const struct nla_policy gm_spec_event_policy[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_KINDS] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_REQ_PID] = { .type = NLA_U32 },
 	[GPUMEM_A_EVENT_REQ_COMM] = { .type = NLA_STRING },
+	[GPUMEM_A_EVENT_SOURCE] = { .type = NLA_U32 },
+	[GPUMEM_A_EVENT_DMEM_REGION] = { .type = NLA_STRING },
 };
 
 const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
@@ -262,6 +289,8 @@ const char *const gm_spec_event_names[GPUMEM_A_EVENT_MAX + 1] = {
 	[GPUMEM_A_EVENT_KINDS] = "kinds",
 	[GPUMEM_A_EVENT_REQ_PID] = "req-pid",
 	[GPUMEM_A_EVENT_REQ_COMM] = "req-comm",
+	[GPUMEM_A_EVENT_SOURCE] = "source",
+	[GPUMEM_A_EVENT_DMEM_REGION] = "dmem-region",
 };
 
 const struct nla_policy gm_spec_orphan_policy[GPUMEM_A_ORPHAN_MAX + 1] = {

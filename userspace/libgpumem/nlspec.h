@@ -22,12 +22,18 @@ extern const char *const gm_spec_proc_view_names[GM_SPEC_PROC_VIEW_COUNT];
 extern const char *const gm_spec_event_type_names[GM_SPEC_EVENT_TYPE_COUNT];
 #define GM_SPEC_ORPHAN_KIND_COUNT 4
 extern const char *const gm_spec_orphan_kind_names[GM_SPEC_ORPHAN_KIND_COUNT];
+#define GM_SPEC_DMEM_SOURCE_COUNT 2
+extern const char *const gm_spec_dmem_source_names[GM_SPEC_DMEM_SOURCE_COUNT];
+#define GM_SPEC_LIMIT_SOURCE_COUNT 2
+extern const char *const gm_spec_limit_source_names[GM_SPEC_LIMIT_SOURCE_COUNT];
 
 /* --- attribute sets: a policy for nla_parse() and the spec's names */
 extern const struct nla_policy gm_spec_usage_policy[GPUMEM_A_USAGE_MAX + 1];
 extern const char *const gm_spec_usage_names[GPUMEM_A_USAGE_MAX + 1];
 extern const struct nla_policy gm_spec_dev_region_policy[GPUMEM_A_DEV_REGION_MAX + 1];
 extern const char *const gm_spec_dev_region_names[GPUMEM_A_DEV_REGION_MAX + 1];
+extern const struct nla_policy gm_spec_dev_dmem_policy[GPUMEM_A_DEV_DMEM_MAX + 1];
+extern const char *const gm_spec_dev_dmem_names[GPUMEM_A_DEV_DMEM_MAX + 1];
 extern const struct nla_policy gm_spec_dev_policy[GPUMEM_A_DEV_MAX + 1];
 extern const char *const gm_spec_dev_names[GPUMEM_A_DEV_MAX + 1];
 extern const struct nla_policy gm_spec_proc_policy[GPUMEM_A_PROC_MAX + 1];
