@@ -678,17 +678,19 @@ void gpumem_charge_unattributed(void (*fn)(int minor, u8 region, u64 bytes,
 
 /*
  * Charge @c, a counted placement of an owned buffer, to its owner's limits
+ * (never denied when @forced, or when @dmem: the dmem controller limits it)
  * and per-process counters: 0, or as gpumem_charge_new() (@c is freed).
  * Apart from gpumem_charge_new(): the request is built (and cleared first
  * by CONFIG_INIT_STACK_ALL_ZERO) only for these placements.
  */
 static int gpumem_charge_counted(struct gpumem_charge *c, bool quiet,
-				 bool forced)
+				 bool forced, bool dmem)
 {
 	struct gpumem_charge_req req = gpumem_charge_req(c);
 	int ret;
 
-	req.forced = forced;
+	/* where dmem limits, gpumem reports but never denies (dmem.c) */
+	req.forced = forced || dmem;
 	/* the event names the owner, and the task that asked if another */
 	req.requester = task_tgid(current) != c->owner;
 	if (!forced && !req.requester)
@@ -763,7 +765,7 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 	}
 	c->counted = place->counted;
 	if (c->counted) {
-		ret = gpumem_charge_counted(c, place->quiet, forced);
+		ret = gpumem_charge_counted(c, place->quiet, forced, place->dmem);
 		if (ret)
 			return ret;
 	}

@@ -31,6 +31,8 @@ struct gpumem_charge;
  * @bounce: a temporary placement on the way to another (TTM's multi-hop
  *	moves): it carries an owner the buffer already has (or its having
  *	none), but makes none
+ * @dmem: the manager charges a dmem cgroup region (dmem.c): dmem.max
+ *	limits the placement, a gpumem max never denies it (one enforcer)
  */
 struct gpumem_placement {
 	const struct drm_gem_object *obj;
@@ -41,6 +43,7 @@ struct gpumem_placement {
 	bool counted;
 	bool quiet;
 	bool bounce;
+	bool dmem;
 };
 
 /**

@@ -39,6 +39,10 @@
  * @nr_holders: number of @holders
  * @lost: the event could not be put together: it takes its number (a gap
  *	for the listeners) but is not sent
+
+ * @source: enum gpumem_limit_source: whose limit (gpumem's, or the dmem
+ *	controller's refusal, see dmem.c)
+ * @dmem_region: with source dmem, the dmem region's name ("" if unknown)
  */
 struct gpumem_quota_event {
 	u32 type;
@@ -65,6 +69,8 @@ struct gpumem_quota_event {
 	const pid_t *holders;
 	u32 nr_holders;
 	bool lost;
+	u8 source;
+	char dmem_region[64];
 };
 
 /**

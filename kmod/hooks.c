@@ -441,6 +441,8 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	pl.counted = h->counted;
 	/* qxl creates every buffer through a system bounce: no owner there */
 	pl.bounce = !pl.counted && (place->flags & TTM_PL_FLAG_TEMPORARY);
+	/* dmem charged this placement already (ttm_bo_alloc_at_place()) */
+	pl.dmem = pl.counted && gpumem_man_dmem_region(man);
 	/* A retry of a request just denied is decided again, reported once. */
 	pl.quiet = pl.counted &&
 		   gpumem_guard_denied_before(minor, place->mem_type);

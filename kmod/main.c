@@ -23,12 +23,14 @@
  *   orphans.c   placements whose allocator exited, and orphaned events
  *               (told about owners gone by charge.c's watch, set below)
  *   cgroup_lookup.c  cgroups by id and their paths, as the host sees them
+ *   dmem.c      the kernel's dmem cgroup controller: regions, refusals, provider
  */
 #include <linux/module.h>
 #include "budget.h"
 #include "cgroup_lookup.h"
 #include "debugfs.h"
 #include "discover.h"
+#include "dmem.h"
 #include "events.h"
 #include "hooks.h"
 #include "leak.h"
@@ -43,6 +45,7 @@
 static const struct gpumem_device_listener *const gpumem_listeners[] = {
 	&gpumem_limits_listener,	/* limits may name the device */
 	&gpumem_hooks_listener,		/* charges once its TTM device is known */
+	&gpumem_dmem_listener,		/* its dmem regions, once it is hooked */
 };
 
 static int __init gpumem_init(void)
@@ -69,6 +72,7 @@ static int __init gpumem_init(void)
 		pr_err("gpumem: cannot track DRM devices: %d\n", ret);
 		goto err_netlink;
 	}
+	gpumem_dmem_init();	/* dmem's refusals, as events */
 	gpumem_debugfs_init();
 	gpumem_leak_init();
 	gpumem_orphans_init();
@@ -91,6 +95,7 @@ static void __exit gpumem_exit(void)
 	gpumem_leak_exit();
 	gpumem_debugfs_exit();
 	gpumem_discover_exit();		/* restores every hooked device */
+	gpumem_dmem_exit();		/* (every region of gpumem's is gone) */
 	gpumem_hooks_exit();
 	gpumem_netlink_exit();
 	gpumem_charge_exit();

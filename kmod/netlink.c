@@ -28,6 +28,7 @@
 #include "budget.h"
 #include "cgroup_lookup.h"
 #include "classify.h"
+#include "dmem.h"
 #include "fault_inject.h"
 #include "charge.h"
 #include "hook_stats.h"
@@ -105,6 +106,29 @@ static int gpumem_nl_put_u32(struct sk_buff *skb, int attr, u32 v)
 
 /* -- devices -- */
 
+/* The dmem regions of a device region (dev-dmem nests). */
+static int gpumem_nl_put_dmem(struct sk_buff *skb,
+			      const struct gpumem_dmem_info *info,
+			      unsigned int n)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		nest = nla_nest_start(skb, GPUMEM_A_DEV_REGION_DMEM);
+		if (!nest ||
+		    (info[i].name[0] &&
+		     nla_put_string(skb, GPUMEM_A_DEV_DMEM_NAME, info[i].name)) ||
+		    nla_put_u32(skb, GPUMEM_A_DEV_DMEM_SOURCE, info[i].source) ||
+		    (info[i].capacity &&
+		     gpumem_nl_put_u64(skb, GPUMEM_A_DEV_DMEM_CAPACITY,
+				       info[i].capacity, GPUMEM_A_DEV_DMEM_PAD)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
 static int gpumem_nl_fill_dev(struct sk_buff *skb,
 			      const struct gpumem_dev_row *dev, u32 portid,
 			      u32 seq, int flags)
@@ -149,7 +173,8 @@ static int gpumem_nl_fill_dev(struct sk_buff *skb,
 					GPUMEM_A_DEV_REGION_PAD) ||
 		      gpumem_nl_put_u64(skb, GPUMEM_A_DEV_REGION_FREE_BLOCKS,
 					dev->frag[r].blocks,
-					GPUMEM_A_DEV_REGION_PAD))))
+					GPUMEM_A_DEV_REGION_PAD))) ||
+		    gpumem_nl_put_dmem(skb, dev->dmem[r], dev->ndmem[r]))
 			goto cancel;
 		nla_nest_end(skb, nest);
 	}
@@ -966,6 +991,12 @@ int gpumem_nl_limit_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (attrs[GPUMEM_A_LIMIT_MODE])
 		chg.mode = nla_get_u32(attrs[GPUMEM_A_LIMIT_MODE]);
+	/* one enforcer: dmem.max limits a region dmem charges, not gpumem */
+	if (attrs[GPUMEM_A_LIMIT_MAX_BYTES] && minor != GPUMEM_ALL_DEVICES) {
+		ret = gpumem_dmem_refuse_max(minor, region, info->extack);
+		if (ret)
+			return ret;
+	}
 	ret = gpumem_limits_update(cgid, minor, region, &chg);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[GPUMEM_A_LIMIT_CGROUP_ID],
@@ -1293,6 +1324,12 @@ static void *gpumem_nl_event_prepare(const struct gpumem_quota_event *ev)
 	if (ev->req_pid &&
 	    (nla_put_u32(msg, GPUMEM_A_EVENT_REQ_PID, ev->req_pid) ||
 	     nla_put_string(msg, GPUMEM_A_EVENT_REQ_COMM, ev->req_comm)))
+		goto drop;
+	/* a refusal of the dmem controller's, not of a gpumem limit */
+	if (ev->source == GPUMEM_LIMIT_SOURCE_DMEM &&
+	    (nla_put_u32(msg, GPUMEM_A_EVENT_SOURCE, ev->source) ||
+	     (ev->dmem_region[0] &&
+	      nla_put_string(msg, GPUMEM_A_EVENT_DMEM_REGION, ev->dmem_region))))
 		goto drop;
 	if (ev->cgid) {
 		char *path = kmalloc(PATH_MAX, GFP_KERNEL);

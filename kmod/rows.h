@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/xarray.h>
 #include "classify.h"
+#include "dmem.h"
 #include "frag.h"
 
 struct cgroup;
@@ -51,6 +52,8 @@ struct pid;
  * @used: bytes in use per region, from the managers (includes kernel BOs)
  * @frag: free space per region (GPUMEM_SNAP_FRAG only)
  * @frag_age_ms: how old @frag is, in milliseconds
+ * @dmem: per region, the dmem cgroup regions of its managers (dmem.c)
+ * @ndmem: per region, how many of @dmem are filled
  * @procs: struct gpumem_proc_row by tgid
  */
 struct gpumem_dev_row {
@@ -67,6 +70,8 @@ struct gpumem_dev_row {
 	u64 used[GPUMEM_REGION_COUNT];
 	struct gpumem_frag frag[GPUMEM_REGION_COUNT];
 	u32 frag_age_ms;
+	struct gpumem_dmem_info dmem[GPUMEM_REGION_COUNT][GPUMEM_DMEM_PER_REGION];
+	u8 ndmem[GPUMEM_REGION_COUNT];
 	struct xarray procs;
 };
 

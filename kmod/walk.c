@@ -74,6 +74,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include "dmem.h"
 #include "compat.h"
 #include "classify.h"
 #include "discover.h"
@@ -325,6 +326,11 @@ static void gpumem_fill_dev_row(struct gpumem_dev_row *row,
 			row->cap_known |= BIT(region);
 		}
 	}
+	for (t = 0; t < GPUMEM_REGION_COUNT; t++)
+		if (row->regions & BIT(t))
+			row->ndmem[t] = gpumem_dmem_regions(gdev->minor, t,
+							    row->dmem[t],
+							    GPUMEM_DMEM_PER_REGION);
 	if (flags & GPUMEM_SNAP_FRAG)
 		gpumem_fill_dev_frag(row, gdev);
 }
