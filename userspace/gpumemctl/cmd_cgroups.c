@@ -20,7 +20,11 @@ static const char help[] =
 	"descendants. DEVICE \"all\" rows are the totals over all devices. Where\n"
 	"a limit is set on exactly that cgroup, device (or all devices) and region,\n"
 	"its max, high, mode and number of denied placements are shown too (see\n"
-	"gpumemctl limit). USE% is the usage in percent of max.\n"
+	"gpumemctl limit). USE% is the usage in percent of max. Where the kernel's\n"
+	"dmem cgroup controller charges the device region, the cgroup's own dmem\n"
+	"files are shown beside (source dmem: DMEM-CUR, DMEM-MAX; --json also\n"
+	"dmem_region, dmem_min, dmem_low): dmem.max limits those placements,\n"
+	"gpumem's MAX does not.\n"
 	"\n"
 	"  -d, --device DEV   only rows of this device (cardN, N or a PCI address)\n"
 	"  -j, --json         a JSON array, one object per row: cgroup_id, cgroup,\n"
@@ -76,6 +80,7 @@ int cmd_cgroups(int argc, char **argv, struct gm_opts *o)
 		gm_nl_close(&nl);
 		return ret;
 	}
+	gm_limits_dmem(&nl, &l);
 	gm_nl_close(&nl);
 
 	if (dev_arg) {	/* the kernel does not filter: keep this device's rows */

@@ -32,6 +32,12 @@ static const char help[] =
 	"                device without TTM, shown as system in tables); largest_free\n"
 	"                is the largest free block, FRAG% = 1 - largest_free /\n"
 	"                free_blocks_bytes (the free space as the allocator sees it)\n"
+	"                On a kernel whose dmem cgroup controller charges a region\n"
+	"                (its driver's or gpumem's region, module parameter\n"
+	"                dmem_provider), also dmem_region (DMEM: the names dmem.max\n"
+	"                takes), dmem_registered_by (DMEM-BY: driver or gpumem) and\n"
+	"                dmem_current (DMEM-CUR: the root cgroup's dmem.current,\n"
+	"                read from the cgroup files): dmem's figures, beside gpumem's\n"
 	"  -b, --bytes   exact byte counts\n";
 
 int cmd_devices(int argc, char **argv, struct gm_opts *o)
@@ -66,7 +72,8 @@ int cmd_devices(int argc, char **argv, struct gm_opts *o)
 	for (i = 0; i < devs.n; i++)
 		gm_drm_enrich(&devs.v[i]);
 	rows = gm_dev_rows(&devs, &n);
-	fs = gm_dev_fieldset(o->json || o->bytes);
+	/* the dmem controller's columns only where it charges some region */
+	fs = gm_dev_fieldset_dmem(o->json || o->bytes, gm_dmem_enrich(&devs));
 	ret = GM_EXIT_OK;
 	if (!rows && devs.n)
 		ret = gm_error("out of memory");

@@ -53,6 +53,7 @@ struct metrics {
 	const struct gm_proc_list *procs;
 	const struct gm_limit_list *cgroups;
 	bool held;	/* process figures from the held view */
+	bool dmem;	/* some device region has a dmem region */
 };
 
 static void write_metrics(FILE *f, const struct metrics *m)
@@ -61,7 +62,7 @@ static void write_metrics(FILE *f, const struct metrics *m)
 	/* the process families: ps's fields that are metrics (proc_fields.c) */
 	struct gm_fields fs = gm_proc_fieldset(m->held, true);
 	/* the device families: devices' fields that are metrics (dev_fields.c) */
-	struct gm_fields dfs = gm_dev_fieldset(true);
+	struct gm_fields dfs = gm_dev_fieldset_dmem(true, m->dmem);
 
 	gm_fields_prom(f, &fs, procs->v, procs->n, sizeof(*procs->v));
 	gm_fields_prom(f, &dfs, m->dev_rows, m->ndev_rows, sizeof(*m->dev_rows));
@@ -191,7 +192,7 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	struct gm_limit_list cgroups = { 0 };
 	struct gm_proc_list procs;
 	struct gm_dev_list devs;
-	struct metrics m = { NULL, 0, &procs, &cgroups, false };
+	struct metrics m = { NULL, 0, &procs, &cgroups, false, false };
 	struct gm_nl nl = { 0 };
 	const char *out = NULL;
 	bool prom = false;
@@ -250,6 +251,9 @@ int cmd_export(int argc, char **argv, struct gm_opts *o)
 	}
 	gm_nl_close(&nl);
 	gm_procs_sort(&procs);
+	m.dmem = gm_dmem_enrich(&devs);
+	if (m.cgroups)
+		gm_dmem_limits(&devs, &cgroups);
 	m.dev_rows = gm_dev_rows(&devs, &m.ndev_rows);
 	if (!m.dev_rows && devs.n) {
 		ret = gm_error("out of memory");

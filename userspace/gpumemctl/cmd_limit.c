@@ -36,7 +36,8 @@ static const char help[] =
 	"         usage evicts nothing. Prints the limit as get does.\n"
 	"  get    the limit with the cgroup's current usage and denied placements\n"
 	"  clear  remove the limit\n"
-	"  list   every limit\n"
+	"  list   every limit (with the dmem controller's figures of the cgroup where\n"
+	"         it charges the device region: DMEM-CUR, DMEM-MAX)\n"
 	"\n"
 	"  CGROUP              a cgroup v2 directory: /sys/fs/cgroup/a.slice/b,\n"
 	"                      a.slice/b (relative to the cgroup2 mount) or /a.slice/b\n"
@@ -163,6 +164,7 @@ static int do_list(struct gm_nl *nl, const struct gm_opts *o)
 
 	if (gm_get_limits(nl, &l) < 0)
 		return gm_report(nl, "limit list");
+	gm_limits_dmem(nl, &l);		/* dmem's figures beside, where it charges */
 	if (o->json)
 		gm_limits_json(stdout, &l);
 	else if (gm_limits_table(stdout, &l, o->bytes) < 0)

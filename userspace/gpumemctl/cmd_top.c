@@ -172,7 +172,7 @@ static void device_table(FILE *f, const struct gm_dev_list *devs, bool exact)
 	struct gm_dev_row *rows;
 	size_t n;
 
-	fs.skip = GM_F_WIDE;
+	fs.skip |= GM_F_WIDE;	/* (and the dmem fields: gm_dev_fieldset()) */
 	rows = gm_dev_rows(devs, &n);
 	gm_fields_table(f, &fs, rows, n, sizeof(*rows), 0);	/* ENOMEM: no rows */
 	free(rows);

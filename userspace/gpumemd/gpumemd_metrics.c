@@ -186,7 +186,7 @@ static struct limit_row *limit_rows(const struct gm_limit_list *l)
  * Usage and limits per cgroup (CGROUP_GET, as gpumemctl export) and the
  * denials of every limit (LIMIT_GET). -EOPNOTSUPP: a module without quotas.
  */
-static int write_cgroups(FILE *f, struct gm_nl *nl)
+static int write_cgroups(FILE *f, struct gm_nl *nl, const struct gm_dev_list *devs)
 {
 	struct gm_fields base = gm_limit_fieldset(true), fs;
 	struct gm_limit_list cgroups, limits;
@@ -195,6 +195,9 @@ static int write_cgroups(FILE *f, struct gm_nl *nl)
 
 	if (gm_get_cgroups(nl, &cgroups) < 0)
 		return -nl->error;
+	/* the dmem controller's figures of the cgroups where it charges */
+	if (gm_dmem_limits(devs, &cgroups))
+		base.skip &= ~GM_F_DMEM;
 	if (fieldset_plus(&fs, &base, limit_kube, 2) < 0) {
 		gm_limit_list_free(&cgroups);
 		return -ENOMEM;
@@ -378,6 +381,7 @@ int gd_scrape(FILE *f, struct gd_events *ev, const struct gd_scrape_opts *opts)
 		    "gauge");
 	fprintf(f, "gpumem_up %d\n", up);
 	if (up) {
+		dfs = gm_dev_fieldset_dmem(true, gm_dmem_enrich(&devs));
 		dev_rows = gm_dev_rows(&devs, &ndev_rows);
 		if (dev_rows || !devs.n)
 			gm_fields_prom(f, &dfs, dev_rows, ndev_rows, sizeof(*dev_rows));
@@ -385,16 +389,16 @@ int gd_scrape(FILE *f, struct gd_events *ev, const struct gd_scrape_opts *opts)
 			errors++;
 		free(dev_rows);
 		write_device_info(f, &devs);
-		gm_dev_list_free(&devs);
 		if (write_procs(f, &nl, (opts ? opts : &defaults)->procs) < 0) {
 			note_failure(&nl, "processes");
 			errors++;
 		}
 		/* EOPNOTSUPP: a module without quotas, no cgroup families */
-		if (write_cgroups(f, &nl) < 0 && nl.error != EOPNOTSUPP) {
+		if (write_cgroups(f, &nl, &devs) < 0 && nl.error != EOPNOTSUPP) {
 			note_failure(&nl, "cgroups");
 			errors++;
 		}
+		gm_dev_list_free(&devs);
 		if (write_stats(f, &nl) < 0) {
 			note_failure(&nl, "stats");
 			errors++;

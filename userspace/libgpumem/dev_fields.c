@@ -79,6 +79,41 @@ static void get_frag(const struct gm_field *f, const void *obj, struct gm_val *v
 	}
 }
 
+/* a device region's dmem regions: their names ("a,b"), sources, current sum */
+static void get_dmem(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_dev_region *g = obj;
+	size_t k, len = 0;
+	uint64_t sum = 0;
+	bool known = false;
+
+	if (!g->ndmem)
+		return;
+	buf[0] = '\0';
+	for (k = 0; k < g->ndmem; k++) {
+		const struct gm_dev_dmem *m = &g->dmem[k];
+		const char *s = f->arg == 1 ? gm_dmem_source_name(m->source) :
+				m->name[0] ? m->name : "?";
+
+		if (f->arg == 2) {
+			known |= m->has_current;
+			sum += m->current;
+			continue;
+		}
+		len += snprintf(buf + len, len < GM_FIELD_BUF ? GM_FIELD_BUF - len : 0, "%s%s",
+				k ? "," : "", s ? s : "?");
+	}
+	if (f->arg == 2) {
+		if (known) {
+			v->kind = GM_V_BYTES;
+			v->u = sum;
+		}
+		return;
+	}
+	v->kind = GM_V_STR;
+	v->s = buf;
+}
+
 #define DEV GM_VIA(struct gm_dev_row, dev)
 #define REG GM_VIA(struct gm_dev_row, region)
 
@@ -134,6 +169,16 @@ static const struct gm_field dev_fields[] = {
 	  .get = gm_get_attr_bytes, .metric = "gpumem_device_free_blocks_bytes",
 	  .help = "Bytes in the free blocks of a device memory region, as its allocator describes them." },
 	{ .title = "FRAG%", .align = 'r', .flags = GM_F_WIDE, REG, .get = get_frag },
+	/* the dmem cgroup controller's (source dmem): where it charges the region */
+	{ .title = "DMEM", .key = "dmem_region", .flags = GM_F_INNER | GM_F_OMIT | GM_F_DMEM,
+	  REG, .get = get_dmem, .arg = 0 },
+	{ .title = "DMEM-BY", .key = "dmem_registered_by",
+	  .flags = GM_F_INNER | GM_F_OMIT | GM_F_DMEM, REG, .get = get_dmem, .arg = 1 },
+	{ .title = "DMEM-CUR", .align = 'r', .key = "dmem_current",
+	  .flags = GM_F_INNER | GM_F_OMIT | GM_F_DMEM, REG, .get = get_dmem, .arg = 2,
+	  .metric = "gpumem_device_dmem_current_bytes",
+	  .help = "Bytes the dmem cgroup controller charged on a device region (its root "
+		  "cgroup's dmem.current), where dmem limits the region." },
 };
 
 static bool same_dev(const void *a, const void *b)
@@ -151,7 +196,17 @@ struct gm_fields gm_dev_fieldset(bool exact)
 	return (struct gm_fields){
 		.v = dev_fields, .n = sizeof(dev_fields) / sizeof(*dev_fields), .exact = exact,
 		.inner_key = "regions", .same_outer = same_dev, .has_inner = has_region,
+		.skip = GM_F_DMEM,
 	};
+}
+
+struct gm_fields gm_dev_fieldset_dmem(bool exact, bool dmem)
+{
+	struct gm_fields fs = gm_dev_fieldset(exact);
+
+	if (!dmem)
+		fs.skip |= GM_F_DMEM;
+	return fs;
 }
 
 struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n)

@@ -53,6 +53,8 @@ typedef void (*gm_field_get)(const struct gm_field *f, const void *obj, struct g
 #define GM_F_OMIT	0x10	/* JSON: the key is left out when the value is not known */
 #define GM_F_NONZERO	0x20	/* lines: left out when 0 */
 #define GM_F_COUNTER	0x40	/* Prometheus: the metric is a counter (else a gauge) */
+#define GM_F_DMEM	0x80	/* a figure of the dmem cgroup controller's: left out
+				 * (skip) where no device region has a dmem region */
 
 struct gm_field {
 	const char *title;	/* table column; NULL: not in tables */
@@ -198,7 +200,9 @@ struct gm_dev_row {
 };
 /* the rows of l's devices in order (malloc'ed); NULL and *n 0: none, or no memory */
 struct gm_dev_row *gm_dev_rows(const struct gm_dev_list *l, size_t *n);
+/* without the dmem fields (GM_F_DMEM); _dmem: with them when DMEM */
 struct gm_fields gm_dev_fieldset(bool exact);
+struct gm_fields gm_dev_fieldset_dmem(bool exact, bool dmem);
 
 /*
  * stats_fields.c: the counters of stats-get (struct gm_stats), listed once

@@ -50,6 +50,16 @@ const char *gm_event_type_name(uint32_t type)
 	return SPEC_NAME(gm_spec_event_type_names, type);
 }
 
+const char *gm_dmem_source_name(uint32_t source)
+{
+	return SPEC_NAME(gm_spec_dmem_source_names, source);
+}
+
+const char *gm_limit_source_name(uint32_t source)
+{
+	return SPEC_NAME(gm_spec_limit_source_names, source);
+}
+
 const char *gm_view_name(uint32_t view)
 {
 	return SPEC_NAME(gm_spec_proc_view_names, view);
@@ -219,6 +229,34 @@ void gm_dev_free(struct gm_dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* the dev-dmem nests of a dev-region nest (the first GM_DMEM_PER_REGION) */
+static int parse_dev_dmem(const struct nlattr *region, struct gm_dev_region *r)
+{
+	struct nlattr *pos;
+	int rem;
+
+	nla_for_each_nested(pos, region, rem) {
+		struct nlattr *tb[GPUMEM_A_DEV_DMEM_MAX + 1];
+		struct gm_dev_dmem *m;
+
+		if (nla_type(pos) != GPUMEM_A_DEV_REGION_DMEM)
+			continue;
+		if (nla_parse_nested(tb, GPUMEM_A_DEV_DMEM_MAX, pos, gm_spec_dev_dmem_policy) < 0 ||
+		    !tb[GPUMEM_A_DEV_DMEM_SOURCE])
+			return -EPROTO;
+		if (r->ndmem == GM_DMEM_PER_REGION)
+			continue;
+		m = &r->dmem[r->ndmem++];
+		if (tb[GPUMEM_A_DEV_DMEM_NAME])
+			snprintf(m->name, sizeof(m->name), "%s",
+				 nla_get_string(tb[GPUMEM_A_DEV_DMEM_NAME]));
+		m->source = nla_get_u32(tb[GPUMEM_A_DEV_DMEM_SOURCE]);
+		m->has_capacity = tb[GPUMEM_A_DEV_DMEM_CAPACITY] != NULL;
+		m->capacity = get_u64(tb[GPUMEM_A_DEV_DMEM_CAPACITY]);
+	}
+	return 0;
+}
+
 int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d)
 {
 	struct nlattr *tb[GPUMEM_A_DEV_MAX + 1], *pos;
@@ -267,6 +305,10 @@ int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d)
 		r->capacity = get_u64(rtb[GPUMEM_A_DEV_REGION_CAPACITY]);
 		r->has_used = rtb[GPUMEM_A_DEV_REGION_USED] != NULL;
 		r->used = get_u64(rtb[GPUMEM_A_DEV_REGION_USED]);
+		if (parse_dev_dmem(pos, r) < 0) {
+			ret = -EPROTO;
+			goto fail;
+		}
 	}
 	return 0;
 fail:

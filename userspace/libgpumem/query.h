@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dmem.h"
 #include "nl.h"
 
 #include "../../uapi/gpumem.h"
@@ -48,10 +49,26 @@ const char *gm_raw_str(const struct gm_raw *r, int type);
 int gm_raw_u32s(const struct gm_raw *r, int type, uint32_t **out, size_t *n);
 void gm_raw_free(struct gm_raw *r);
 
+/*
+ * A dmem cgroup region of a device region's manager (dev-dmem), and the
+ * root cgroup's dmem.current of it (gm_dmem_enrich(); unknown before).
+ */
+#define GM_DMEM_PER_REGION 2
+struct gm_dev_dmem {
+	char name[64];		/* "" when the kernel does not know it */
+	uint32_t source;	/* enum gpumem_dmem_source */
+	bool has_capacity;
+	uint64_t capacity;
+	bool has_current;
+	uint64_t current;	/* root cgroup's dmem.current: all charged */
+};
+
 struct gm_dev_region {
 	uint32_t region;
 	bool has_capacity, has_used;
 	uint64_t capacity, used;
+	struct gm_dev_dmem dmem[GM_DMEM_PER_REGION];	/* dmem regions, kernel's order */
+	size_t ndmem;
 	struct gm_raw raw;	/* the dev-region nest */
 };
 
@@ -118,6 +135,13 @@ struct gm_limit {
 	uint32_t mode;		/* enum gpumem_limit_mode */
 	uint64_t usage, denied;
 	struct gm_raw raw;
+	/*
+	 * The dmem region of the row's device region ("" when none or an
+	 * all-devices row) and the cgroup's dmem figures of it, from its
+	 * cgroup files (gm_dmem_limits(); unknown before)
+	 */
+	char dmem_region[64];
+	struct gm_dmem_val dmem[GM_DMEM_NFILES];
 };
 
 /* What names a limit: cgroup, device (or all) and region. */
@@ -156,7 +180,8 @@ struct gm_mem;
 struct gm_dev_list { struct gm_dev *v; size_t n, cap; };
 struct gm_proc_list { struct gm_proc *v; size_t n, cap; struct gm_mem *mem; };
 struct gm_buf_list { struct gm_buf *v; size_t n, cap; };
-struct gm_limit_list { struct gm_limit *v; size_t n, cap; };
+/* dmem: some row has a dmem region (gm_dmem_limits()): its fields are shown */
+struct gm_limit_list { struct gm_limit *v; size_t n, cap; bool dmem; };
 
 struct gm_proc_filter {
 	bool has_pid, has_dev, has_cgroup;
@@ -202,6 +227,10 @@ int gm_parse_event(const struct nlmsghdr *nlh, struct gm_event *e);
 const char *gm_mode_name(uint32_t mode);
 /* "quota-exceeded", "high-crossed", "device-threshold" */
 const char *gm_event_type_name(uint32_t type);
+/* "driver", "gpumem" (enum gpumem_dmem_source); NULL if unknown */
+const char *gm_dmem_source_name(uint32_t source);
+/* "gpumem", "dmem" (enum gpumem_limit_source); NULL if unknown */
+const char *gm_limit_source_name(uint32_t source);
 /* "charged", "held" */
 const char *gm_view_name(uint32_t view);
 /*

@@ -91,6 +91,37 @@ static void get_use(const struct gm_field *f, const void *obj, struct gm_val *v,
 	}
 }
 
+/* the dmem controller's figure arg (enum gm_dmem_file) of the row's cgroup */
+static void get_dmem(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_limit *x = obj;
+	const struct gm_dmem_val *d = &x->dmem[f->arg];
+
+	(void)buf;
+	if (!d->known)
+		return;
+	if (d->unlimited) {
+		v->kind = GM_V_STR;
+		v->s = "max";
+		return;
+	}
+	v->kind = GM_V_BYTES;
+	v->u = d->bytes;
+}
+
+static void get_dmem_region(const struct gm_field *f, const void *obj, struct gm_val *v,
+			    char *buf)
+{
+	const struct gm_limit *x = obj;
+
+	(void)f;
+	(void)buf;
+	if (x->dmem_region[0]) {
+		v->kind = GM_V_STR;
+		v->s = x->dmem_region;
+	}
+}
+
 static void get_mode(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	const struct gm_limit *x = obj;
@@ -126,18 +157,50 @@ static const struct gm_field limit_fields[] = {
 	{ .title = "USE%", .align = 'r', .get = get_use },
 	{ .title = "MODE", .key = "mode", .get = get_mode },
 	{ .title = "DENIED", .align = 'r', .key = "denied", .get = get_opt, .arg = L_DENIED },
+	/*
+	 * Source dmem: where the dmem cgroup controller charges the device
+	 * region, the cgroup's own dmem files ("max": unlimited; dmem limits
+	 * those placements, gpumem's MAX does not)
+	 */
+	{ .title = "DMEM", .key = "dmem_region", .flags = GM_F_OMIT | GM_F_DMEM | GM_F_WIDE,
+	  .get = get_dmem_region },
+	{ .title = "DMEM-CUR", .align = 'r', .key = "dmem_current", .flags = GM_F_OMIT | GM_F_DMEM,
+	  .get = get_dmem, .arg = GM_DMEM_CURRENT,
+	  .metric = "gpumem_cgroup_dmem_bytes", .xlabel = "kind", .xvalue = "current",
+	  .help = "The dmem cgroup controller's figures of a cgroup on a device region dmem "
+		  "limits (its dmem.current, and dmem.max, dmem.min, dmem.low when not max)." },
+	{ .title = "DMEM-MAX", .align = 'r', .key = "dmem_max", .flags = GM_F_OMIT | GM_F_DMEM,
+	  .get = get_dmem, .arg = GM_DMEM_MAX,
+	  .metric = "gpumem_cgroup_dmem_bytes", .xlabel = "kind", .xvalue = "max" },
+	{ .title = "DMEM-MIN", .align = 'r', .key = "dmem_min",
+	  .flags = GM_F_OMIT | GM_F_DMEM | GM_F_WIDE, .get = get_dmem, .arg = GM_DMEM_MIN,
+	  .metric = "gpumem_cgroup_dmem_bytes", .xlabel = "kind", .xvalue = "min" },
+	{ .title = "DMEM-LOW", .align = 'r', .key = "dmem_low",
+	  .flags = GM_F_OMIT | GM_F_DMEM | GM_F_WIDE, .get = get_dmem, .arg = GM_DMEM_LOW,
+	  .metric = "gpumem_cgroup_dmem_bytes", .xlabel = "kind", .xvalue = "low" },
 };
 
 struct gm_fields gm_limit_fieldset(bool exact)
 {
 	return (struct gm_fields){
 		.v = limit_fields, .n = sizeof(limit_fields) / sizeof(*limit_fields), .exact = exact,
+		.skip = GM_F_DMEM,
 	};
+}
+
+/* with the dmem fields when a row of l has a dmem region */
+static struct gm_fields limit_fieldset_of(const struct gm_limit_list *l, bool exact)
+{
+	struct gm_fields fs = gm_limit_fieldset(exact);
+
+	if (l->dmem)
+		fs.skip &= ~GM_F_DMEM;
+	return fs;
 }
 
 int gm_limits_table(FILE *f, const struct gm_limit_list *l, bool exact)
 {
-	struct gm_fields fs = gm_limit_fieldset(exact);
+	struct gm_fields fs = limit_fieldset_of(l, exact);
 
 	return gm_fields_table(f, &fs, l->v, l->n, sizeof(*l->v), 0);
 }
@@ -151,14 +214,14 @@ void gm_limit_json(struct jw *w, const struct gm_limit *l)
 
 void gm_limits_json(FILE *f, const struct gm_limit_list *l)
 {
-	struct gm_fields fs = gm_limit_fieldset(true);
+	struct gm_fields fs = limit_fieldset_of(l, true);
 
 	gm_fields_json_array(f, &fs, l->v, l->n, sizeof(*l->v));
 }
 
 void gm_limits_prom(FILE *f, const struct gm_limit_list *l)
 {
-	struct gm_fields fs = gm_limit_fieldset(true);
+	struct gm_fields fs = limit_fieldset_of(l, true);
 
 	gm_fields_prom(f, &fs, l->v, l->n, sizeof(*l->v));
 }
@@ -362,6 +425,25 @@ static void ev_region(const struct gm_field *f, const void *obj, struct gm_val *
 	}
 }
 
+/* "dmem" for a refusal of the dmem controller's; absent for gpumem's limits */
+static void ev_source(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
+{
+	const struct gm_event *e = obj;
+	const char *n;
+	uint64_t s;
+
+	(void)f;
+	if (!gm_raw_uint(&e->raw, GPUMEM_A_EVENT_SOURCE, &s))
+		return;
+	n = gm_limit_source_name((uint32_t)s);
+	if (!n) {
+		snprintf(buf, GM_FIELD_BUF, "source-%" PRIu64, s);
+		n = buf;
+	}
+	v->kind = GM_V_STR;
+	v->s = n;
+}
+
 static void ev_mode(const struct gm_field *f, const void *obj, struct gm_val *v, char *buf)
 {
 	const struct gm_event *e = obj;
@@ -478,6 +560,10 @@ static const struct gm_field event_fields[] = {
 	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_REQ_COMM), .get = gm_get_attr_str },
 	{ .key = "device", .fmt = " %s", EV, .get = ev_device },
 	{ .key = "region", .fmt = " %s", EV, .get = ev_region },
+	/* a refusal of the dmem controller's (not of a gpumem limit): its region */
+	{ .key = "source", .fmt = " by %s", .flags = GM_F_OMIT, EV, .get = ev_source },
+	{ .key = "dmem_region", .fmt = " %s", .flags = GM_F_OMIT, EV,
+	  GM_ATTR(struct gm_event, raw, GPUMEM_A_EVENT_DMEM_REGION), .get = gm_get_attr_str },
 	{ .key = "requested", .fmt = "requested %s", .clause = 1, EV, .get = ev_num,
 	  .arg = E_REQUESTED },
 	/* usage; an orphaned event's bytes left: "resident" */
