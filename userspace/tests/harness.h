@@ -83,6 +83,7 @@ void test_parse_interval_count(void);
 void test_parse_size(void);
 void test_parse_limit_size(void);
 void test_parse_region_mode(void);
+void test_dmem(void);
 void test_parse_device(void);
 void test_resolve_device(void);
 void test_resolve_cgroup(void);

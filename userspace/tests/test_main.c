@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	test_parse_quota_replies();
 	test_attr_fields();
 	test_quota_output();
+	test_dmem();
 	test_family_gone();
 	test_ext_ack();
 	test_reply_loop();
