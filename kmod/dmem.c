@@ -383,7 +383,8 @@ static int gpumem_dmem_try_ret(struct kretprobe_instance *ri,
 	struct gpumem_dmem_man *d;
 	bool found = false;
 
-	if ((long)regs_return_value(regs) != -EAGAIN || !t->evicting ||
+	/* an int: the upper half of the return register is undefined */
+	if ((int)regs_return_value(regs) != -EAGAIN || !t->evicting ||
 	    (current->flags & PF_KTHREAD))
 		return 0;
 	rcu_read_lock();
