@@ -71,7 +71,6 @@
 #include "events.h"
 #include "../uapi/gpumem.h"
 
-
 /**
  * struct gpumem_dmem_man - a counted manager that charges a dmem region
  * @node: entry in gpumem_dmem_mans (RCU)
@@ -159,7 +158,8 @@ int gpumem_dmem_refuse_max(int minor, u8 region, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_FMT(extack, "dmem limits it: write '%s <bytes>' to dmem.max",
 				   info.name);
 	else
-		NL_SET_ERR_MSG(extack, "the dmem controller limits this region: write the cgroup's dmem.max");
+		NL_SET_ERR_MSG(extack,
+			       "the dmem controller limits this region: write the cgroup's dmem.max");
 	return -EOPNOTSUPP;
 }
 
@@ -419,6 +419,7 @@ static struct kretprobe gpumem_dmem_probe = {
 	.data_size = sizeof(struct gpumem_dmem_try),
 	.maxactive = 64,
 };
+
 static bool gpumem_dmem_probed;
 
 /**
