@@ -189,6 +189,14 @@ ctl limit set "$F" --device "$qxl" --max 1M
 [ "$ctl_rc" != 0 ] || tc_fail "a gpumem max on the qxl device was accepted"
 grep -qF "write '$R0 <bytes>' to dmem.max" "$GM_TMP/ctl.out" ||
 	tc_fail "the refusal does not name dmem.max and $R0: $(cat "$GM_TMP/ctl.out")"
+# dmem's name of the region names the device and region in a limit request
+ctl limit set "$F" --region "$R0" --max 1M
+[ "$ctl_rc" != 0 ] || tc_fail "a gpumem max on $R0 was accepted"
+ctl_ok limit set "$F" --region "$R0" --high 1M --json
+tc_eq "a high on $R0: its device and region" \
+	"$(jget device <"$GM_TMP/ctl.out") $(jget region <"$GM_TMP/ctl.out") $(jget high <"$GM_TMP/ctl.out")" \
+	"$qxl vram $MiB"
+ctl_ok limit clear "$F" --region "$R0"
 ctl_ok limit set "$F" --max 1M
 m0=$(w_mark)
 hold_in "$F" f1 -n 2 -s 1M -c gm-dm-f1 || tc_fail "helper: $(helper_why f1)"

@@ -46,7 +46,10 @@ static const char help[] =
 	"      --high SIZE     soft limit, at most --max\n"
 	"  -d, --device DEV    only on this device (cardN, N or a PCI address);\n"
 	"                      default: the limit on all devices together\n"
-	"  -r, --region REGION vram (default) or gtt (the regions gpumem charges)\n"
+	"  -r, --region REGION vram (default) or gtt (the regions gpumem charges), or\n"
+	"                      the dmem cgroup controller's name of a device region\n"
+	"                      (drm/<bus id>/<name>, gpumemctl devices): its device\n"
+	"                      and region\n"
 	"      --mode MODE     enforce (the default of a new limit) or monitor\n"
 	"      --replace       set: replace the whole limit instead of changing it\n"
 	"  -j, --json          JSON: list an array, get and set one object with\n"
@@ -60,6 +63,7 @@ enum { OPT_MAX = 256, OPT_HIGH, OPT_MODE, OPT_REPLACE };
 
 struct limit_args {
 	const char *action, *path, *dev_arg;
+	const char *dmem_region;	/* --region drm/<unique>/<name>: dmem's name */
 	struct dev_spec spec;
 	struct gm_limit_req req;
 };
@@ -69,11 +73,33 @@ struct limit_args {
 static int limit_device(struct gm_nl *nl, struct limit_args *a)
 {
 	struct gm_limit_key *k = &a->req.key;
+	struct gm_dev_list devs;
+	uint32_t dev, region;
+	int ret;
 
-	if (!a->dev_arg)
+	if (a->dev_arg) {
+		k->has_dev = true;
+		ret = gm_device_arg(nl, "limit", &a->spec, a->dev_arg, &k->dev_id);
+		if (ret != GM_OPT_NEXT)
+			return ret;
+	}
+	if (!a->dmem_region)
 		return GM_OPT_NEXT;
+	/* dmem's name of a device region: the device and gpumem's region */
+	if (gm_get_devices(nl, &devs) < 0)
+		return gm_report(nl, "devices");
+	ret = gm_dmem_region_lookup(&devs, a->dmem_region, &dev, &region);
+	gm_dev_list_free(&devs);
+	if (ret < 0)
+		return gm_usage_error("limit", "region '%s': no device region has that dmem region "
+				      "(see gpumemctl devices)", a->dmem_region);
+	if (a->dev_arg && k->dev_id != dev)
+		return gm_usage_error("limit", "region '%s' is not on device '%s'", a->dmem_region,
+				      a->dev_arg);
 	k->has_dev = true;
-	return gm_device_arg(nl, "limit", &a->spec, a->dev_arg, &k->dev_id);
+	k->dev_id = dev;
+	k->region = region;
+	return GM_OPT_NEXT;
 }
 
 static void print_limit(const struct gm_limit *l, const struct gm_opts *o)
@@ -249,6 +275,11 @@ int cmd_limit(int argc, char **argv, struct gm_opts *o)
 			any_key_opt = true;
 			break;
 		case 'r':
+			if (strncmp(optarg, "drm/", 4) == 0) {	/* dmem's name */
+				a.dmem_region = optarg;
+				any_key_opt = true;
+				break;
+			}
 			if (parse_region(optarg, &a.req.key.region, err, sizeof(err)) < 0)
 				return gm_usage_error("limit", "%s", err);
 			if (a.req.key.region != GPUMEM_REGION_VRAM &&

@@ -169,3 +169,24 @@ void gm_limits_dmem(struct gm_nl *nl, struct gm_limit_list *l)
 	gm_dmem_limits(&devs, l);
 	gm_dev_list_free(&devs);
 }
+
+int gm_dmem_region_lookup(const struct gm_dev_list *devs, const char *name, uint32_t *dev,
+			  uint32_t *region)
+{
+	size_t i, r, k;
+
+	for (i = 0; i < devs->n; i++) {
+		for (r = 0; r < devs->v[i].nregions; r++) {
+			const struct gm_dev_region *g = &devs->v[i].regions[r];
+
+			for (k = 0; k < g->ndmem; k++) {
+				if (strcmp(g->dmem[k].name, name) == 0) {
+					*dev = devs->v[i].id;
+					*region = g->region;
+					return 0;
+				}
+			}
+		}
+	}
+	return -ENOENT;
+}

@@ -60,6 +60,13 @@ bool gm_dmem_enrich(struct gm_dev_list *l);
  */
 bool gm_dmem_limits(const struct gm_dev_list *devs, struct gm_limit_list *l);
 
+/*
+ * The device and gpumem region whose dmem regions in DEVS include NAME
+ * (drm/<unique>/<name>): 0, or -ENOENT.
+ */
+int gm_dmem_region_lookup(const struct gm_dev_list *devs, const char *name, uint32_t *dev,
+			  uint32_t *region);
+
 struct gm_nl;
 /* gm_dmem_limits() with the devices asked of the kernel on NL (none: no-op) */
 void gm_limits_dmem(struct gm_nl *nl, struct gm_limit_list *l);

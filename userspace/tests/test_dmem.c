@@ -93,6 +93,27 @@ void test_dmem(void)
 	result(out && !strstr(out, "DMEM"), "limits table without dmem: no dmem column");
 	free(out);
 
+	{
+		struct gm_dev_region regs[2] = {
+			{ .region = GPUMEM_REGION_GTT },
+			{ .region = GPUMEM_REGION_VRAM, .ndmem = 2,
+			  .dmem = { { .name = "drm/0000:00:02.0/vram0" },
+				    { .name = "drm/0000:00:02.0/vram1" } } },
+		};
+		struct gm_dev devv[2] = {
+			{ .id = 3 },
+			{ .id = 5, .regions = regs, .nregions = 2 },
+		};
+		struct gm_dev_list devs = { .v = devv, .n = 2 };
+		uint32_t dev = 0, region = 0;
+
+		ret = gm_dmem_region_lookup(&devs, "drm/0000:00:02.0/vram1", &dev, &region);
+		result(ret == 0 && dev == 5 && region == GPUMEM_REGION_VRAM,
+		       "dmem name -> device and gpumem region");
+		ret = gm_dmem_region_lookup(&devs, "drm/0000:00:02.0/vram", &dev, &region);
+		result(ret == -ENOENT, "dmem name: no prefix match (-ENOENT)");
+	}
+
 	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/dmem.max"));
 	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/dmem.current"));
 	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/dmem.low"));
