@@ -49,14 +49,16 @@
  * gpumem holds a pool of the region (the root cgroup's, charged 0 bytes:
  * every pool holds its region) and leaves it held: about 300 bytes per
  * provider region per unload or unbind, bounded by the administrator's
- * actions. Placements charged before keep their pools and are uncharged
- * by TTM when freed, as after a driver's own unregistration.
+ * actions (marked kmemleak_not_leak(): deliberate). Placements charged
+ * before keep their pools and are uncharged by TTM when freed, as after a
+ * driver's own unregistration.
  *
  * Locking: gpumem_dmem_mans is an RCU list changed under gpumem_dmem_lock
  * (a mutex, taken when a device comes or goes and by netlink readers); the
  * return probe reads it under rcu_read_lock().
  */
 #include <linux/cgroup.h>
+#include <linux/kmemleak.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -265,7 +267,11 @@ static void gpumem_dmem_unprovide(struct gpumem_dmem_man *d)
 	gpumem_man_set_dmem_region(d->man, NULL);
 	synchronize_rcu_tasks();
 	dmem_cgroup_unregister_region(d->cg);
-	/* d->pin stays held: see the top */
+	/*
+	 * d->pin stays held (see the top): nothing points at it any more, a
+	 * deliberate and bounded leak, not one for kmemleak to report
+	 */
+	kmemleak_not_leak(d->pin);
 	pr_info("gpumem: dmem region %s unregistered\n", d->info.name);
 }
 
