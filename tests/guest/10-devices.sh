@@ -68,7 +68,7 @@ done <"$GM_TMP/cards"
 tc_end
 
 # --- used / free follow this test's own placement -----------------------------
-# bochs' VRAM (drm_gem_vram_helper: 6.1, 6.12 and the test kernel) holds the
+# bochs' VRAM (drm_gem_vram_helper: 6.1 and 6.12) holds the
 # fbdev console's buffer and nothing that comes and goes by itself: a pinned
 # scanout buffer of S bytes (the size the dumb ioctl returned) moves used up
 # by exactly S and free down by exactly S from a baseline read just before,

@@ -204,8 +204,8 @@ struct gm_fields gm_dev_fieldset_dmem(bool exact, bool dmem)
 {
 	struct gm_fields fs = gm_dev_fieldset(exact);
 
-	if (!dmem)
-		fs.skip |= GM_F_DMEM;
+	if (dmem)
+		fs.skip &= ~GM_F_DMEM;
 	return fs;
 }
 

@@ -13,6 +13,8 @@
 #include "../libgpumem/dmem.h"
 #include "../libgpumem/query.h"
 #include "../quota.h"
+#include "../gpumemctl.h"
+#include "../fields.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -112,6 +114,39 @@ void test_dmem(void)
 		       "dmem name -> device and gpumem region");
 		ret = gm_dmem_region_lookup(&devs, "drm/0000:00:02.0/vram", &dev, &region);
 		result(ret == -ENOENT, "dmem name: no prefix match (-ENOENT)");
+	}
+	{
+		struct gm_dev_region regs[1] = {
+			{ .region = GPUMEM_REGION_VRAM, .ndmem = 2,
+			  .dmem = { { .name = "drm/a/vram0", .source = GPUMEM_DMEM_SOURCE_GPUMEM,
+				      .has_current = true, .current = 1 << 20 },
+				    { .name = "drm/a/vram1", .source = GPUMEM_DMEM_SOURCE_DRIVER,
+				      .has_current = true, .current = 2 << 20 } } },
+		};
+		struct gm_dev devv[1] = {
+			{ .id = 0, .name = "card0", .driver = "qxl", .unique = "a", .regions = regs,
+			  .nregions = 1 },
+		};
+		struct gm_dev_list devs = { .v = devv, .n = 1 };
+		struct gm_dev_row *rows;
+		struct gm_fields fs;
+		size_t n;
+
+		rows = gm_dev_rows(&devs, &n);
+		fs = gm_dev_fieldset_dmem(true, true);
+		gm_fields_json_array(mem_open(&m), &fs, rows, n, sizeof(*rows));
+		out = mem_close(&m);
+		result(out && strstr(out, "\"dmem_region\":\"drm/a/vram0,drm/a/vram1\","
+					  "\"dmem_registered_by\":\"gpumem,driver\","
+					  "\"dmem_current\":3145728}"),
+		       "devices JSON with dmem: names, who registered them, current summed");
+		free(out);
+		fs = gm_dev_fieldset_dmem(true, false);
+		gm_fields_json_array(mem_open(&m), &fs, rows, n, sizeof(*rows));
+		out = mem_close(&m);
+		result(out && !strstr(out, "dmem"), "devices JSON without dmem: no dmem key");
+		free(out);
+		free(rows);
 	}
 
 	unlink(strcat(strcpy((char[512]){ 0 }, dir), "/dmem.max"));
