@@ -29,8 +29,12 @@
 #                          regions go, the buffers are freed afterwards
 #                          without a report from the kernel (the harness
 #                          checks the console), a reload registers again
-#   dmem-unbind            qxl unbound with a charged buffer held: the
-#                          regions go with it, and come back on bind
+# Unbind takes the same path in gpumem (the device listener's remove) but
+# is not tested here: unbinding qxl, the guests' only TTM device on 7.3,
+# trips 7.3's own bugs (KASAN: use-after-free in qxl_irq_handler; TTM's
+# pool types never list_lru_destroy() their lists when the last TTM device
+# goes, 43 kmemleak reports; the guest then hangs in poweroff), with or
+# without gpumem's regions.
 # The module is loaded again without dmem_provider at the end.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
@@ -38,7 +42,7 @@ require_gpumem
 case $(uname -r) in
 *-gpumem-test) dmem_kernel=1
 	CASES="dmem-default-none dmem-provider-regions dmem-current-exact dmem-max-denies
-dmem-one-enforcer dmem-unload-live dmem-unbind" ;;
+dmem-one-enforcer dmem-unload-live" ;;
 *) dmem_kernel=0
 	CASES="dmem-absent" ;;
 esac
@@ -231,22 +235,6 @@ hold_in "$D" d2 -n 1 -s 1M -c gm-dm-d2 || tc_fail "helper: $(helper_why d2)"
 tc_eq "D's dmem.current of the new region" "$(dmem_val "$D/dmem.current" "$R0")" "$MiB"
 tc_end
 
-tc_begin dmem-unbind
-qdrv=$(readlink -f "/sys/bus/pci/devices/$qpci/driver" 2>/dev/null)
-if [ -w "$qdrv/unbind" ] && [ -w "$qdrv/bind" ]; then
-	if echo "$qpci" >"$qdrv/unbind"; then
-		tc_eq "qxl's regions after unbind" "$(grep -c "^drm/$qpci/" "$GM_CGROOT/dmem.capacity")" 0
-		stop d2
-		stop anchor
-		echo "$qpci" >"$qdrv/bind" || tc_fail "bind $qpci to $qdrv failed"
-		wait_until 20 sh -c "grep -q '^drm/$qpci/vram0 ' '$GM_CGROOT/dmem.capacity'" ||
-			tc_fail "no $R0 after bind: $(cat "$GM_CGROOT/dmem.capacity")"
-	else
-		tc_fail "unbind $qpci from $qdrv failed"
-	fi
-else
-	tc_fail "no writable unbind/bind for $qpci (driver dir '$qdrv')"
-fi
-tc_end
+stop d2
 
 finish
