@@ -31,10 +31,11 @@
 #                          checks the console), a reload registers again
 # Unbind takes the same path in gpumem (the device listener's remove) but
 # is not tested here: unbinding qxl, the guests' only TTM device on 7.3,
-# trips 7.3's own bugs (KASAN: use-after-free in qxl_irq_handler; TTM's
-# pool types never list_lru_destroy() their lists when the last TTM device
-# goes, 43 kmemleak reports; the guest then hangs in poweroff), with or
-# without gpumem's regions.
+# trips reports in code gpumem does not call (KASAN: use-after-free in
+# qxl_irq_handler; 43 kmemleak reports: TTM's pool types never
+# list_lru_destroy() their lists when the last TTM device goes, read in
+# ttm_pool_type_fini()); the guest then hangs in poweroff. Not run without
+# gpumem's regions to compare.
 # The module is loaded again without dmem_provider at the end.
 . "$(dirname "$0")/lib.sh"
 require_gpumem
