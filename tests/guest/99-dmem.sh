@@ -50,14 +50,6 @@ esac
 
 . "$(dirname "$0")/quota-lib.sh"
 
-ko=$(find "/lib/modules/$(uname -r)" -name 'gpumem.ko*' 2>/dev/null | head -n 1)
-# load_gpumem [PARAM=VALUE]: modprobe (or insmod) gpumem with PARAM
-load_gpumem() {
-	if ! modprobe gpumem "$@" 2>"$GM_TMP/modprobe.err"; then
-		[ -n "$ko" ] && insmod "$ko" "$@" 2>>"$GM_TMP/modprobe.err" || return 1
-	fi
-	wait_until 10 test -r "$GM_DEBUGFS/quotas"
-}
 # reload_gpumem [PARAM=VALUE]: the watch stopped, rmmod, load, watch again.
 # The sync cgroup's events: a gpumem max of 1 byte, and (with gpumem's
 # dmem regions, where a gpumem max never denies) a dmem.max of 0 on R0.
