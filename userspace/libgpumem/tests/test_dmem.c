@@ -10,11 +10,10 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../libgpumem/dmem.h"
-#include "../libgpumem/query.h"
-#include "../quota.h"
-#include "../gpumemctl.h"
-#include "../fields.h"
+#include "dmem.h"
+#include "fields.h"
+#include "query.h"
+#include "quota.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {
