@@ -152,6 +152,9 @@ tc_eq "gpumemctl cgroups: D's usage, dmem_current, dmem_max" \
 	"$(cg_json /gpumem-dm-d usage) $(cg_json /gpumem-dm-d dmem_current) $(cg_json /gpumem-dm-d dmem_max)" \
 	"$((3 * MiB)) $((3 * MiB)) max"
 tc_eq "gpumemctl cgroups: D's dmem_region" "$(cg_json /gpumem-dm-d dmem_region)" "$R0"
+# what an admin sees (for the log)
+"$CTL" devices 2>&1 | sed 's/^/#   /'
+"$CTL" cgroups 2>&1 | sed 's/^/#   /'
 tc_end
 
 tc_begin dmem-max-denies
