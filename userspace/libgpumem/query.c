@@ -295,6 +295,8 @@ int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d)
 			goto fail;
 		}
 		r = &d->regions[d->nregions];
+		/* grow() does not clear: ndmem and the dmem rows start empty */
+		memset(r, 0, sizeof(*r));
 		if (raw_keep(&r->raw, nla_data(pos), nla_len(pos))) {
 			ret = -ENOMEM;
 			goto fail;
