@@ -12,7 +12,11 @@
 # The source package comes through the trixie tree's apt (trixie-backports,
 # scripts/fetch-kernels.sh: setup_trixie); its .deb is kept in
 # $GPUMEM_CACHE/debs/source. The cache key is the source package version
-# plus the config fragment's hash.
+# plus the hashes of the config fragment and of the patches.
+# scripts/testkernel-patches/*.patch are fixes of bugs in the kernel's own
+# drivers that the tests reach (each says which and why), applied in order;
+# a changed set is taken back (patch -R of the set applied) and applied
+# again, so only the files they touch are rebuilt.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # setup_trixie, in_trixie: the trixie tree whose apt knows trixie-backports.
@@ -24,7 +28,8 @@ out=$GPUMEM_CACHE/kernels/test
 setup_trixie
 ver=$(in_trixie apt-cache madison "linux-source-$tks" | awk '{ print $3 }' | sort -V | tail -n1)
 [ -n "$ver" ] || die "linux-source-$tks is not in the trixie tree's apt lists (trixie-backports)"
-key="$ver $(sha256sum "$frag" | cut -c1-16)"
+patches=("$GPUMEM_TOP"/scripts/testkernel-patches/*.patch)
+key="$ver $(sha256sum "$frag" | cut -c1-16) $(cat "${patches[@]}" | sha256sum | cut -c1-16)"
 if done_stamp "$out" && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	exit 0
 fi
@@ -49,6 +54,24 @@ if [ "$(cat "$src/.gpumem-source-version" 2>/dev/null)" != "$ver" ]; then
 		mv "$(find "$src.tmp" -maxdepth 3 -type d -name "linux-source-$tks*" | head -n1)" "$src"
 	rm -rf "$src.tmp"
 	echo "$ver" > "$src/.gpumem-source-version"
+fi
+
+applied=$src/.gpumem-patches
+if ! cat "${patches[@]}" | cmp -s - "$applied"; then
+	if [ -s "$applied" ]; then
+		log "taking back the test kernel patches applied before"
+		patch -d "$src" -p1 -R -s --no-backup-if-mismatch < "$applied" ||
+			die "cannot take back $applied: remove $src to unpack it again"
+		rm -f "$applied"
+	fi
+	for p in "${patches[@]}"; do
+		log "applying $(basename "$p")"
+		patch -d "$src" -p1 -s -N --no-backup-if-mismatch < "$p" || {
+			rm -rf "$src"	# half patched: unpack it again next time
+			die "$(basename "$p") does not apply to linux-source-$tks $ver"
+		}
+	done
+	cat "${patches[@]}" > "$applied"
 fi
 
 log "configuring and building the test kernel (about 14 minutes on 2 cores when cold)"

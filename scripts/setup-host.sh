@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
-      kmod cpio busybox-static qemu-system-x86 qemu-utils xz-utils zstd
+      kmod cpio patch busybox-static qemu-system-x86 qemu-utils xz-utils zstd
       libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev libinih-dev pkg-config sparse
       debootstrap python3 python3-yaml python3-jsonschema rsync file tmux
       dkms crun podman conmon runc libmicrohttpd-dev prometheus
