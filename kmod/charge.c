@@ -1037,12 +1037,18 @@ void gpumem_charge_release(struct ttm_resource *res)
  * records taken out of the table are freed after a grace period only (the
  * walk holds pointers to records nobody pins for it, and follows their
  * links): see the top of this file.
+ *
+ * When the table is resized meanwhile (it grows and shrinks by itself, in
+ * a worker), the walk goes on from the start of the new table: @fn may see
+ * a record twice. Returns true then; a caller that counts what it sees
+ * (a report) walks again.
  */
-static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
+static bool gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 			       void *arg)
 {
 	struct rhashtable_iter iter;
 	struct gpumem_charge *c;
+	bool again = false;
 
 	lockdep_assert_held(&gpumem_charges_walk_lock);
 	atomic_inc(&gpumem_charge_walkers);
@@ -1051,14 +1057,17 @@ static void gpumem_charge_walk(bool (*fn)(struct gpumem_charge *c, void *arg),
 	rhashtable_walk_enter(&gpumem_charges, &iter);
 	rhashtable_walk_start(&iter);
 	while ((c = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(c))
-			continue;	/* -EAGAIN: table resized, go on */
+		if (IS_ERR(c)) {
+			again = true;	/* -EAGAIN: resized, from the start */
+			continue;
+		}
 		if (fn(c, arg) && gpumem_charge_unlink(c))
 			gpumem_charge_finish(c, true);
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
 	atomic_dec(&gpumem_charge_walkers);
+	return again;
 }
 
 static bool gpumem_charge_on_device(struct gpumem_charge *c, void *arg)
@@ -1334,6 +1343,7 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		.watch = gpumem_charge_watching(),
 	};
 	unsigned int tries;
+	bool again;
 	size_t need;
 	int ret = 0;
 
@@ -1352,8 +1362,16 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			f.nr = 0;	/* claimed records stay: not seen again */
 		f.over = 0;
 		mutex_lock(&gpumem_charges_walk_lock);
-		gpumem_charge_walk(gpumem_charge_note_orphan, &f);
+		again = gpumem_charge_walk(gpumem_charge_note_orphan, &f);
 		mutex_unlock(&gpumem_charges_walk_lock);
+		/*
+		 * A report that saw a record twice (the table was resized)
+		 * counts again; a claim took each record once all the same.
+		 */
+		if (again && !claim) {
+			f.over = 1;	/* -EAGAIN if it keeps happening */
+			continue;
+		}
 		if (!f.over)
 			break;
 		need = f.nr + f.over + f.over / 4 + 16;

@@ -5,11 +5,13 @@
  * report's pass, the sweep's), a claim takes each orphan once and a report
  * still sees them all, a new placement of a claimed buffer is no new
  * orphan, a death while the events are off is never claimed, and a buffer
- * TTM is deleting is not claimed. Records are made by hand (the test runs
+ * TTM is deleting is not claimed; a walk during a resize of the table says
+ * so (a report then counts again). Records are made by hand (the test runs
  * in a kernel thread, which owns no buffer) for fake TTM buffers; the owner
  * that is gone is a kernel thread that exited.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 /* its own slab cache: gpumem's may be there too */
@@ -294,6 +296,110 @@ static void ot_deleted(struct kunit *test)
 	put_pid(dead);
 }
 
+/* Records a thread links while a walk runs (the table grows under it). */
+#define OT_GROW		64
+
+struct ot_grow {
+	struct kunit *test;
+	struct completion go, done;
+	unsigned int visits;	/* of the OT_DEV record, by the walk */
+	bool resized;		/* the walk saw the table replaced */
+	int linked;
+};
+
+/* Link OT_GROW records of another device, owned by this live thread. */
+static int ot_grow_fn(void *arg)
+{
+	struct ot_grow *g = arg;
+	struct gpumem_charge *c;
+	int i;
+
+	wait_for_completion(&g->go);
+	for (i = 0; i < OT_GROW; i++) {
+		struct gpumem_charge_req req;
+
+		c = gpumem_charge_alloc(2);
+		if (!c)
+			break;
+		c->owner = get_pid(task_tgid(current));
+		c->tgid = pid_nr(c->owner);
+		c->depth = 2;
+		c->cgids[0] = OT_CG;
+		rcu_read_lock();
+		c->cgids[1] = cgroup_id(task_dfl_cgroup(current));
+		rcu_read_unlock();
+		c->res = (struct ttm_resource *)c;
+		c->minor = OT_DEV + 1;
+		c->region = GPUMEM_REGION_VRAM;
+		c->counted = true;
+		c->bytes = OT_MIB;
+		req = gpumem_charge_req(c);
+		req.forced = true;
+		if (gpumem_limits_charge(&req, false) ||
+		    gpumem_charge_link(c))
+			break;
+		g->linked++;
+	}
+	complete(&g->done);
+	return 0;
+}
+
+/*
+ * The walk's visit: at the first record of OT_DEV, let the thread grow the
+ * table and wait (at most 5 s: RCU is held, nothing may sleep) until the
+ * table was replaced, so that the walk ends on the new one.
+ */
+static bool ot_grow_visit(struct gpumem_charge *c, void *arg)
+{
+	struct ot_grow *g = arg;
+	struct bucket_table *tbl;
+	unsigned long end;
+
+	if (c->minor != OT_DEV || g->visits++)
+		return false;
+	tbl = rcu_dereference(gpumem_charges.tbl);
+	complete(&g->go);
+	end = jiffies + 5 * HZ;
+	while (rcu_dereference(gpumem_charges.tbl) == tbl &&
+	       time_before(jiffies, end))
+		cpu_relax();
+	g->resized = rcu_dereference(gpumem_charges.tbl) != tbl;
+	return false;
+}
+
+/*
+ * The table grows (a worker rehashes it) while a walk runs: the walk goes
+ * on from the start of the new table and sees a record twice, and says so;
+ * a report walks again and counts each orphan once.
+ */
+static void ot_walk_resized(struct kunit *test)
+{
+	struct pid *dead = ot_dead_pid(test);
+	struct ot_grow g = { .test = test };
+	struct task_struct *t;
+	bool again;
+
+	init_completion(&g.go);
+	init_completion(&g.done);
+	ot_record(test, ot_bo(test), dead, OT_MIB, NULL);
+	t = kthread_run(ot_grow_fn, &g, "gm-kunit-grow");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	mutex_lock(&gpumem_charges_walk_lock);
+	again = gpumem_charge_walk(ot_grow_visit, &g);
+	mutex_unlock(&gpumem_charges_walk_lock);
+	complete(&g.go);	/* in case the walk never got there */
+	wait_for_completion(&g.done);
+	KUNIT_EXPECT_EQ(test, g.linked, OT_GROW);
+	KUNIT_ASSERT_TRUE_MSG(test, g.resized,
+			      "the table was not replaced within 5 s");
+	KUNIT_EXPECT_TRUE(test, again);
+	/* seen twice: the duplicate a report must not count */
+	KUNIT_EXPECT_EQ(test, g.visits, 2U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, false), 1U);
+	KUNIT_EXPECT_EQ(test, ot_orphans(test, true), 1U);
+	put_pid(dead);
+}
+
 static struct kunit_case gpumem_orphans_cases[] = {
 	KUNIT_CASE(ot_claim_once),
 	KUNIT_CASE(ot_sweep_kicks),
@@ -301,6 +407,7 @@ static struct kunit_case gpumem_orphans_cases[] = {
 	KUNIT_CASE(ot_restore_races_claim),
 	KUNIT_CASE(ot_events_off),
 	KUNIT_CASE(ot_deleted),
+	KUNIT_CASE(ot_walk_resized),
 	{}
 };
 
