@@ -201,10 +201,15 @@ static int grow(void **v, size_t *n, size_t *cap, size_t sz)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? 2 * *cap : 16;
-		void *p = realloc(*v, c * sz);
+		void *p;
 
+		if (c > SIZE_MAX / sz)
+			return -ENOMEM;
+		p = realloc(*v, c * sz);
 		if (!p)
 			return -ENOMEM;
+		/* the new slots start cleared, as every parser expects */
+		memset((char *)p + *cap * sz, 0, (c - *cap) * sz);
 		*v = p;
 		*cap = c;
 	}
@@ -295,8 +300,6 @@ int gm_parse_dev(const struct nlmsghdr *nlh, struct gm_dev *d)
 			goto fail;
 		}
 		r = &d->regions[d->nregions];
-		/* grow() does not clear: ndmem and the dmem rows start empty */
-		memset(r, 0, sizeof(*r));
 		if (raw_keep(&r->raw, nla_data(pos), nla_len(pos))) {
 			ret = -ENOMEM;
 			goto fail;
