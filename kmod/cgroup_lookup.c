@@ -31,7 +31,6 @@ struct gpumem_cgroup_lookup {
 	u64 cgid;
 	char *buf;		/* NULL: the cgroup only */
 	size_t len;
-	struct cgroup_namespace *ns;	/* path from its root; NULL: host */
 	struct cgroup *cgrp;	/* result: a reference, or an ERR_PTR */
 	bool path_ok;
 };
@@ -44,10 +43,7 @@ static void gpumem_cgroup_lookup_fn(struct work_struct *work)
 	l->cgrp = cgroup_get_from_id(l->cgid);
 	if (IS_ERR(l->cgrp) || !l->buf)
 		return;
-	if (l->ns)
-		l->path_ok = cgroup_path_ns(l->cgrp, l->buf, l->len, l->ns) >= 0;
-	else
-		l->path_ok = cgroup_path(l->cgrp, l->buf, l->len) >= 0;
+	l->path_ok = cgroup_path(l->cgrp, l->buf, l->len) >= 0;
 }
 
 static void gpumem_cgroup_lookup_run(struct gpumem_cgroup_lookup *l)
@@ -90,35 +86,6 @@ struct cgroup *gpumem_cgroup_get_host(u64 cgid)
 bool gpumem_cgroup_path(u64 cgid, char *buf, size_t len)
 {
 	struct gpumem_cgroup_lookup l = { .cgid = cgid, .buf = buf, .len = len };
-
-	gpumem_cgroup_lookup_run(&l);
-	if (IS_ERR(l.cgrp))
-		return false;
-	cgroup_put(l.cgrp);
-	return l.path_ok;
-}
-
-/**
- * gpumem_cgroup_path_ns() - the path of a cgroup v2 by id, from a namespace
- * @cgid: the cgroup id, found in the host's view (as gpumem_cgroup_path())
- * @ns: the cgroup namespace whose root the path starts at; the caller keeps
- *	it alive (e.g. it is the calling task's own, current->nsproxy->cgroup_ns)
- * @buf: where to write the path
- * @len: size of @buf (PATH_MAX holds any path)
- *
- * The path is the one /proc/PID/cgroup shows to a task in @ns: relative to
- * the namespace's root, "/../..." for a cgroup outside it. For display only:
- * nothing may be looked up or decided by such a path.
- *
- * Context: may sleep.
- * Return: true when the cgroup exists and its path fit in @buf.
- */
-bool gpumem_cgroup_path_ns(u64 cgid, struct cgroup_namespace *ns, char *buf,
-			   size_t len)
-{
-	struct gpumem_cgroup_lookup l = {
-		.cgid = cgid, .buf = buf, .len = len, .ns = ns,
-	};
 
 	gpumem_cgroup_lookup_run(&l);
 	if (IS_ERR(l.cgrp))
@@ -180,8 +147,9 @@ static void gpumem_cgroup_paths_fn(struct work_struct *work)
  * @paths: @n entries, NULL on entry; set to a kmalloc'ed path (kfree() it)
  *	for each cgroup that exists and whose path fits in PATH_MAX
  *
- * The paths gpumem_cgroup_path_ns() (or gpumem_cgroup_path()) gives, for
- * all @cgids in one round trip
+ * The paths /proc/PID/cgroup shows to a task in @ns (relative to its root,
+ * "/../..." for a cgroup outside it; with a NULL @ns, gpumem_cgroup_path()'s),
+ * for all @cgids in one round trip
  * to the lookup kworker instead of one each, and without cgroup_mutex (the
  * kernfs path from the namespace's root, as cgroup_path_ns() takes it once
  * it holds that mutex). O(@n) path lookups, rescheduling between them.

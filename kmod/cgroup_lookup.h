@@ -14,8 +14,6 @@ int gpumem_cgroup_lookup_init(void);
 void gpumem_cgroup_lookup_exit(void);
 struct cgroup *gpumem_cgroup_get_host(u64 cgid);
 bool gpumem_cgroup_path(u64 cgid, char *buf, size_t len);
-bool gpumem_cgroup_path_ns(u64 cgid, struct cgroup_namespace *ns, char *buf,
-			   size_t len);
 int gpumem_cgroup_paths_ns(const u64 *cgids, size_t n,
 			   struct cgroup_namespace *ns, char **paths);
 

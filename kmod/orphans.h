@@ -57,8 +57,10 @@ struct gpumem_orphan_row {
  * struct gpumem_orphans - one orphans report
  * @rows: the groups, by device, region, cgroup, allocator, holders
  * @nr_rows: number of @rows
+ * @cap_rows: the room @rows has
  * @pids: holder pids referenced by @rows
  * @nr_pids: number of @pids, at most GPUMEM_ORPHANS_MAX_PIDS
+ * @cap_pids: the room @pids has
  * @truncated: holder pids left out (the rows that lost some say so)
  * @max_bytes: the most the report may keep (gpumem_orphans_take())
  * @str_bytes: bytes of its rows' cgroup paths
