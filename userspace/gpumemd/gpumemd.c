@@ -289,6 +289,8 @@ static int on_event(const struct nlmsghdr *nlh, void *arg)
 		events.by_type[e.type]++;
 	else
 		events.unknown++;
+	if (e.has_source && e.source == GPUMEM_LIMIT_SOURCE_DMEM)
+		events.dmem++;
 	events.lost += missed;
 	events.suppressed += e.suppressed;
 	pthread_mutex_unlock(&events.lock);

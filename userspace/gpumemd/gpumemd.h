@@ -41,6 +41,7 @@ struct gd_events {
 	uint64_t *by_type;	/* per enum gpumem_event_type value, ntypes of them */
 	size_t ntypes;
 	uint64_t unknown;	/* events of a type the spec does not name */
+	uint64_t dmem;		/* of them, refusals the dmem controller made (source dmem) */
 	uint64_t lost;		/* sequence gaps (events the socket dropped) */
 	uint64_t overflows;	/* receive buffer overflows (ENOBUFS) */
 	uint64_t suppressed;	/* events the module rate-limited (their "suppressed") */

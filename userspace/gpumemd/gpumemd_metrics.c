@@ -310,6 +310,10 @@ static void write_events(FILE *f, struct gd_events *ev)
 		l.value = "unknown";
 		prom_sample(f, "gpumem_events_total", &l, 1, ev->unknown);
 	}
+	prom_family(f, "gpumem_events_dmem_total",
+		    "Of the events, the quota-exceeded ones whose source is the kernel's dmem "
+		    "controller (its dmem.max refused a placement).", "counter");
+	fprintf(f, "gpumem_events_dmem_total %" PRIu64 "\n", ev->dmem);
 	prom_family(f, "gpumem_events_lost_total",
 		    "Events lost on the way to the agent (gaps in their sequence numbers).",
 		    "counter");

@@ -584,6 +584,7 @@ int gm_parse_event(const struct nlmsghdr *nlh, struct gm_event *e)
 	TAKE(usage, USAGE, get_u64);
 	TAKE(limit, LIMIT, get_u64);
 	TAKE(mode, MODE, get_u32);
+	TAKE(source, SOURCE, get_u32);
 #undef TAKE
 	e->has_denied = tb[GPUMEM_A_EVENT_DENIED] != NULL;
 	e->denied = e->has_denied && nla_get_u8(tb[GPUMEM_A_EVENT_DENIED]);

@@ -165,10 +165,11 @@ struct gm_limit_req {
 struct gm_event {
 	uint32_t type;		/* enum gpumem_event_type */
 	bool has_type, has_seq, has_cgroup_id, has_pid, has_dev_id, has_region;
-	bool has_requested, has_usage, has_limit, has_mode, has_denied;
+	bool has_requested, has_usage, has_limit, has_mode, has_denied, has_source;
 	uint64_t seq, cgroup_id;
 	char *cgroup, *comm;	/* NULL if not sent */
 	uint32_t pid, dev_id, region, mode;
+	uint32_t source;	/* enum gpumem_limit_source: who decided */
 	uint64_t requested, usage, limit, suppressed;
 	bool denied;
 	struct gm_raw raw;

@@ -911,21 +911,23 @@ static const struct fake_step {
 	uint64_t requested, usage, limit;
 	int mode, denied;	/* -1: not sent */
 	uint64_t suppressed;
+	int source;		/* 0: not sent, else the enum's value + 1 */
 } script[] = {
 	/* first connection */
 	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 1, 4711, "/test/a", "gpumem-alloc", 812, 0,
-	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0 },
+	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0, 0 },
 	{ EV, GPUMEM_EVENT_TYPE_HIGH_CROSSED, 2, 4713, "/test/a/big", "big", 900, 0,
-	  GPUMEM_REGION_VRAM, MiB, 48 * MiB, 48 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 0, 0 },
+	  GPUMEM_REGION_VRAM, MiB, 48 * MiB, 48 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 0, 0, 0 },
 	{ EV, GPUMEM_EVENT_TYPE_DEVICE_THRESHOLD, 5, 0, NULL, NULL, 0, 0,
-	  GPUMEM_REGION_VRAM, MiB, 120 * MiB, 120795955, -1, 0, 0 },
-	{ LOST, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  GPUMEM_REGION_VRAM, MiB, 120 * MiB, 120795955, -1, 0, 0, 0 },
+	{ LOST, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 6, 4712, "/test/a b", "gm sp\tace", 815, 2,
-	  GPUMEM_REGION_SYSTEM, 65536, 2 * MiB, 2 * MiB, GPUMEM_LIMIT_MODE_MONITOR, 0, 3 },
-	{ GONE, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  GPUMEM_REGION_SYSTEM, 65536, 2 * MiB, 2 * MiB, GPUMEM_LIMIT_MODE_MONITOR, 0, 3,
+	  GPUMEM_LIMIT_SOURCE_DMEM + 1 },
+	{ GONE, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	/* after the module came back: numbering starts again */
 	{ EV, GPUMEM_EVENT_TYPE_QUOTA_EXCEEDED, 1, 4711, "/test/a", "gpumem-alloc", 812, 0,
-	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0 },
+	  GPUMEM_REGION_VRAM, 4 * MiB, 62 * MiB, 64 * MiB, GPUMEM_LIMIT_MODE_ENFORCE, 1, 0, 0 },
 };
 
 static struct {
@@ -1025,6 +1027,8 @@ static struct nl_msg *event_msg(const struct fake_step *s)
 		nla_put_u8(m, GPUMEM_A_EVENT_DENIED, (uint8_t)s->denied);
 	if (s->suppressed)
 		put_u64(m, GPUMEM_A_EVENT_SUPPRESSED, s->suppressed, GPUMEM_A_EVENT_PAD);
+	if (s->source)
+		nla_put_u32(m, GPUMEM_A_EVENT_SOURCE, (uint32_t)(s->source - 1));
 	return m;
 }
 

@@ -195,7 +195,7 @@ void test_quota_commands(const char *fake)
 	       "warning: 2 events missed (seq 3 to 4 not received)\n"
 	       "device-threshold card0 vram: requested 1.0 MiB, usage 120.0 MiB, threshold 115.2 MiB\n"
 	       "warning: events lost (the socket's receive buffer overflowed)\n"
-	       "quota-exceeded cgroup /test/a b pid 815 (gm sp\\011ace) card2 system: requested 64.0 KiB, usage 2.0 MiB, max 2.0 MiB; allowed (monitor); 3 suppressed\n"
+	       "quota-exceeded cgroup /test/a b pid 815 (gm sp\\011ace) card2 system by dmem: requested 64.0 KiB, usage 2.0 MiB, max 2.0 MiB; allowed (monitor); 3 suppressed\n"
 	       "quota-exceeded cgroup /test/a pid 812 (gpumem-alloc) card0 vram: requested 4.0 MiB, usage 62.0 MiB, max 64.0 MiB; denied (enforce)\n");
 	free(out);
 	eq_str("watch: notes on stderr when the module goes and comes back", r.err,
