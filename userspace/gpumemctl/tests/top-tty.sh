@@ -35,9 +35,9 @@ until_screen() {
 has() { grep -q -- "$1" "$tmp/screen"; }
 
 T -f /dev/null new-session -d -s gm -x 120 -y 40 "env -i PATH=/usr/bin:/bin TERM=screen PS1='PROMPT\$ ' bash --norc --noprofile -i"
-until_screen 5 has 'PROMPT\$' || bad "shell prompt"
+until_screen 15 has 'PROMPT\$' || bad "shell prompt"
 T send-keys -t gm "$fake top -i 30" Enter
-if until_screen 5 has '^gpumemctl top - '; then
+if until_screen 15 has '^gpumemctl top - '; then
 	has ' - 4 processes - q quits' && ok "title counts processes (4), not rows (5)" ||
 		bad "title counts processes (4), not rows (5)"
 	hdr=$(grep '^ *PID ' "$tmp/screen" | tr -s ' ' | sed 's/^ //')
@@ -52,25 +52,25 @@ fi
 # 12 lines: title, blank, device header + 3 regions, blank, header = 8
 # used, one kept free: 3 lines for 5 rows (2 rows and the count)
 T resize-window -t gm -y 12
-if until_screen 3 has '^\.\.\. 3 more rows (a larger window shows them)'; then
+if until_screen 15 has '^\.\.\. 3 more rows (a larger window shows them)'; then
 	ok "resized to 12 lines: redrawn at once (interval 30 s), 3 rows that do not fit counted"
 else
-	bad "resized to 12 lines: no redraw with a '3 more rows' line within 3 s"
+	bad "resized to 12 lines: no redraw with a '3 more rows' line within 15 s"
 fi
 T resize-window -t gm -y 40
 
 T send-keys -t gm C-z
-if until_screen 5 has 'Stopped'; then
+if until_screen 15 has 'Stopped'; then
 	ok "Ctrl-Z stops top"
 	T send-keys -t gm "clear; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ' '; echo" Enter
-	if until_screen 5 grep -q -e '^icanon echo' -e '^-icanon' -e '-echo ' "$tmp/screen"; then
+	if until_screen 15 grep -q -e '^icanon echo' -e '^-icanon' -e '-echo ' "$tmp/screen"; then
 		grep -q '^icanon echo' "$tmp/screen" && ok "after Ctrl-Z the terminal is canonical with echo" ||
 			bad "after Ctrl-Z the terminal is not restored"
 	else
 		bad "stty after Ctrl-Z printed nothing"
 	fi
 	T send-keys -t gm "fg" Enter
-	if until_screen 5 has '^gpumemctl top - '; then
+	if until_screen 15 has '^gpumemctl top - '; then
 		ok "fg: top draws again"
 		T send-keys -t gm "x"
 		sleep 0.3
@@ -86,7 +86,7 @@ fi
 
 T send-keys -t gm q
 T send-keys -t gm "echo rc=\$?" Enter
-if until_screen 5 has '^rc=0'; then
+if until_screen 15 has '^rc=0'; then
 	ok "q quits with status 0"
 else
 	bad "q did not quit with status 0"
