@@ -9,6 +9,18 @@
  * all its ancestors; gpumem_limits_charge() checks every one of their
  * nodes, on the device and on all devices, and charges them all, or none.
  *
+ * All devices, lazily: a cgroup's all-devices node (minor
+ * GPUMEM_ALL_DEVICES) is counted only while a limit is set on it. Every
+ * device node is on its cgroup's all-devices node's list (@devs, made with
+ * the device node, kept while it exists) and points to it (@all). Without a
+ * limit, the all-devices usage is not kept: gpumem_cg_usage() sums the
+ * device nodes of the list where it is read (O(devices) per row). With a
+ * limit, the charge decides against its usage and charges it like a device
+ * node; setting the limit starts it at that sum, and every charge and
+ * uncharge from then on changes it with its device node, so it stays
+ * exactly the sum. A charge of a cgroup without an all-devices limit
+ * touches only its device's node per level.
+ *
  * Limits: enforce (deny beyond max) or monitor (report beyond max), and a
  * soft limit (high) that reports the crossing once on the way up. A limit
  * holds a reference on its cgroup and is dropped by the limits sweep once
@@ -16,9 +28,13 @@
  * removed cgroup's limit as gone and change nothing.
  *
  * Locking: gpumem_limits_lock (a spinlock) protects the node hash and every
- * field of struct gpumem_cg_node. The decision and the charge of every
- * level happen under it in one step, so two racing allocations can never
- * both pass a limit. Events are sent after it is dropped.
+ * field of struct gpumem_cg_node, the all-devices lists among them. The
+ * decision and the charge of every level happen under it in one step, so
+ * two racing allocations can never both pass a limit; the all-devices
+ * usage a charge decides against and the sum a reader computes are the
+ * same figure at every moment the lock is free. A limit set or removed on
+ * all devices switches its node's counting under it too. Events are sent
+ * after it is dropped.
  */
 #include <linux/cgroup.h>
 #include <linux/hashtable.h>
@@ -68,7 +84,13 @@
  *	and is freed by the reaper once unused for GPUMEM_CG_IDLE
  * @kept: unused and kept for reuse (counted in gpumem_cg_kept)
  * @charges: placements charged to it (each may hold a pointer to it, see
- *	&gpumem_charge_req.nodes)
+ *	&gpumem_charge_req.nodes); device nodes only
+ * @all: a device node's all-devices node (same cgroup and region), set
+ *	while it is in the hash; NULL on an all-devices node
+ * @sib: a device node's entry in @all's @devs
+ * @devs: an all-devices node's device nodes; it stays while any is there.
+ *	Its @row.usage is their sum while @row.has_limit, else 0 (the sum is
+ *	made where it is read, gpumem_cg_usage())
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -82,6 +104,9 @@ struct gpumem_cg_node {
 	unsigned long idle_since;
 	bool kept;
 	unsigned long charges;
+	struct gpumem_cg_node *all;
+	struct list_head sib;
+	struct list_head devs;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
@@ -116,48 +141,123 @@ static struct gpumem_cg_node *gpumem_cg_find(u64 cgid, int minor, u8 region)
 	return NULL;
 }
 
-/* Make sure the node exists. Context: may sleep. */
-static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
+/* A new node of (@cgid, @minor, @region), unused. Context: may sleep. */
+static struct gpumem_cg_node *gpumem_cg_alloc(u64 cgid, int minor, u8 region)
 {
-	struct gpumem_cg_node *n;
+	struct gpumem_cg_node *n = kzalloc(sizeof(*n), GFP_KERNEL);
 
-	spin_lock(&gpumem_limits_lock);
-	n = gpumem_cg_find(cgid, minor, region);
-	spin_unlock(&gpumem_limits_lock);
-	if (n)
-		return 0;
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
-		return -ENOMEM;
+		return NULL;
 	n->row.cgid = cgid;
 	n->row.minor = minor;
 	n->row.region = region;
 	n->row.max = GPUMEM_NO_LIMIT;
 	n->row.high = GPUMEM_NO_LIMIT;
 	n->idle_since = jiffies;	/* unused until charged */
+	INIT_LIST_HEAD(&n->sib);
+	INIT_LIST_HEAD(&n->devs);
+	return n;
+}
+
+/* Put @n in the hash. Caller holds gpumem_limits_lock. */
+static void gpumem_cg_insert(struct gpumem_cg_node *n)
+{
+	hash_add(gpumem_cg_hash, &n->hnode,
+		 gpumem_cg_key(n->row.cgid, n->row.minor, n->row.region));
+}
+
+static void gpumem_cg_use(struct gpumem_cg_node *n);
+
+/*
+ * Make sure the node exists (a device node with its all-devices node, on
+ * whose list it is). Context: may sleep.
+ */
+static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
+{
+	struct gpumem_cg_node *n, *all = NULL, *a;
+
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, minor, region);
+	spin_unlock(&gpumem_limits_lock);
+	if (n)
+		return 0;
+	n = gpumem_cg_alloc(cgid, minor, region);
+	if (minor != GPUMEM_ALL_DEVICES)
+		all = gpumem_cg_alloc(cgid, GPUMEM_ALL_DEVICES, region);
+	if (!n || (minor != GPUMEM_ALL_DEVICES && !all)) {
+		kfree(n);
+		kfree(all);
+		return -ENOMEM;
+	}
 	spin_lock(&gpumem_limits_lock);
 	if (!gpumem_cg_find(cgid, minor, region)) {
-		hash_add(gpumem_cg_hash, &n->hnode,
-			 gpumem_cg_key(cgid, minor, region));
+		if (minor != GPUMEM_ALL_DEVICES) {
+			a = gpumem_cg_find(cgid, GPUMEM_ALL_DEVICES, region);
+			if (!a) {
+				a = all;
+				all = NULL;
+				gpumem_cg_insert(a);
+			}
+			gpumem_cg_use(a);	/* not unused while @n is there */
+			n->all = a;
+			list_add(&n->sib, &a->devs);
+		}
+		gpumem_cg_insert(n);
 		n = NULL;
 	}
 	spin_unlock(&gpumem_limits_lock);
 	kfree(n);
+	kfree(all);
 	return 0;
 }
 
-/* Whether nothing needs @n: no charge, no usage, no limit. */
+/*
+ * Whether nothing needs @n: no charge, no usage, no limit, no device node
+ * on its list.
+ */
 static bool gpumem_cg_unused(const struct gpumem_cg_node *n)
 {
-	return !n->charges && !n->row.usage && !n->row.has_limit;
+	return !n->charges && !n->row.usage && !n->row.has_limit &&
+	       list_empty(&n->devs);
 }
 
-/* Free @n (unused). Caller holds gpumem_limits_lock. */
+/*
+ * The usage of @n: its counter, or for an all-devices node without a limit
+ * (not counted) the sum of its device nodes'. Caller holds
+ * gpumem_limits_lock.
+ */
+static u64 gpumem_cg_usage(const struct gpumem_cg_node *n)
+{
+	const struct gpumem_cg_node *d;
+	u64 sum = 0;
+
+	lockdep_assert_held(&gpumem_limits_lock);
+	if (n->row.minor != GPUMEM_ALL_DEVICES || n->row.has_limit)
+		return n->row.usage;
+	list_for_each_entry(d, &n->devs, sib)
+		sum += d->row.usage;
+	return sum;
+}
+
+static void gpumem_cg_keep(struct gpumem_cg_node *n);
+
+/*
+ * Free @n (unused). An all-devices node left without device nodes is kept
+ * (never freed here: a caller may be walking the hash). Caller holds
+ * gpumem_limits_lock.
+ */
 static void gpumem_cg_free(struct gpumem_cg_node *n)
 {
+	struct gpumem_cg_node *a = n->all;
+
 	if (n->kept)
 		gpumem_cg_kept--;
 	hash_del(&n->hnode);
+	if (a) {
+		list_del(&n->sib);
+		if (gpumem_cg_unused(a) && !a->kept)
+			gpumem_cg_keep(a);
+	}
 	kfree(n);
 }
 
@@ -183,6 +283,15 @@ static void gpumem_cg_put(struct gpumem_cg_node *n)
 		gpumem_cg_free(n);
 		return;
 	}
+	gpumem_cg_keep(n);
+}
+
+/*
+ * Keep @n (unused, not kept) for reuse until the reaper frees it. Caller
+ * holds gpumem_limits_lock.
+ */
+static void gpumem_cg_keep(struct gpumem_cg_node *n)
+{
 	n->kept = true;
 	gpumem_cg_kept++;
 	n->row.denied = 0;
@@ -226,10 +335,13 @@ static void gpumem_cg_reap_fn(struct work_struct *work)
 
 /*
  * Remove the limit of @n and put its cgroup reference (css_put() is safe
- * under a spinlock). Caller holds gpumem_limits_lock.
+ * under a spinlock). An all-devices node is no longer counted (its usage
+ * is summed on read). Caller holds gpumem_limits_lock.
  */
 static void gpumem_cg_clear_limit(struct gpumem_cg_node *n)
 {
+	if (n->row.minor == GPUMEM_ALL_DEVICES)
+		n->row.usage = 0;
 	n->row.has_limit = false;
 	n->row.max = GPUMEM_NO_LIMIT;
 	n->row.high = GPUMEM_NO_LIMIT;
@@ -300,6 +412,32 @@ static bool gpumem_cg_ratelimit(u64 cgid, int minor, u32 type,
 #define GPUMEM_MAX_EVENTS 2
 
 /*
+ * The node @s of level @n: 0 its device's, 1 its all-devices node, or NULL
+ * when that is not counted (no limit on it).
+ */
+static struct gpumem_cg_node *gpumem_cg_scope(struct gpumem_cg_node *n,
+					      u32 s)
+{
+	if (!s)
+		return n;
+	return n->all->row.has_limit ? n->all : NULL;
+}
+
+/* Charge @bytes to device node @n and, if counted, its all-devices node. */
+static void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes, bool own)
+{
+	struct gpumem_cg_node *a = n->all;
+
+	gpumem_cg_use(n);
+	n->charges++;
+	n->row.usage += bytes;
+	if (own)
+		n->self += bytes;
+	if (a->row.has_limit)
+		a->row.usage += bytes;
+}
+
+/*
  * Check every level of @c against its limits and charge them all, or none.
  * Caller holds gpumem_limits_lock. Returns 0, -ENOSPC (denied) or -EAGAIN
  * (a node vanished: ensure them again).
@@ -307,29 +445,31 @@ static bool gpumem_cg_ratelimit(u64 cgid, int minor, u32 type,
 static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 			     struct gpumem_quota_event *ev, int *nev)
 {
-	struct gpumem_cg_node *deny = NULL, *report = NULL, *n;
-	int scopes[2] = { c->minor, GPUMEM_ALL_DEVICES };
+	struct gpumem_cg_node *deny = NULL, *report = NULL, *n, *m;
 	bool high_sent = false;
 	u32 d, s;
 
 	for (d = 0; d < c->depth; d++) {
+		n = gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		if (!n)
+			return -EAGAIN;
+		if (c->nodes)
+			c->nodes[d] = n;
 		for (s = 0; s < 2; s++) {
-			n = gpumem_cg_find(c->cgids[d], scopes[s], c->region);
-			if (!n)
-				return -EAGAIN;
-			if (c->nodes)
-				c->nodes[2 * d + s] = n;
-			/* a counter that would wrap: no placement is that big */
-			if (c->bytes > U64_MAX - n->row.usage)
-				return -ENOSPC;
-			if (!n->row.has_limit || !gpumem_over(n->row.usage, c->bytes,
-							      n->row.max))
+			m = gpumem_cg_scope(n, s);
+			if (!m)
 				continue;
-			if (n->row.mode == GPUMEM_LIMIT_MODE_ENFORCE &&
+			/* a counter that would wrap: no placement is that big */
+			if (c->bytes > U64_MAX - m->row.usage)
+				return -ENOSPC;
+			if (!m->row.has_limit || !gpumem_over(m->row.usage, c->bytes,
+							      m->row.max))
+				continue;
+			if (m->row.mode == GPUMEM_LIMIT_MODE_ENFORCE &&
 			    !c->forced && !deny)
-				deny = n;
+				deny = m;
 			else if (!report)
-				report = n;
+				report = m;
 		}
 	}
 	if (deny) {
@@ -355,30 +495,40 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 					  c, report, report->row.max, false);
 	}
 	for (d = 0; d < c->depth; d++) {
+		n = c->nodes ? c->nodes[d] :
+		    gpumem_cg_find(c->cgids[d], c->minor, c->region);
 		for (s = 0; s < 2; s++) {
-			n = c->nodes ? c->nodes[2 * d + s] :
-			    gpumem_cg_find(c->cgids[d], scopes[s], c->region);
-			if (n->row.has_limit && !n->above_high &&
-			    gpumem_over(n->row.usage, c->bytes, n->row.high)) {
-				n->above_high = true;
-				if (!high_sent && *nev < GPUMEM_MAX_EVENTS &&
-				    gpumem_cg_ratelimit(c->cgids[0], c->minor,
-							GPUMEM_EVENT_TYPE_HIGH_CROSSED,
-							&ev[*nev])) {
-					gpumem_event_fill(&ev[(*nev)++],
-							  GPUMEM_EVENT_TYPE_HIGH_CROSSED,
-							  c, n, n->row.high, false);
-					high_sent = true;
-				}
+			m = gpumem_cg_scope(n, s);
+			if (!m || !m->row.has_limit || m->above_high ||
+			    !gpumem_over(m->row.usage, c->bytes, m->row.high))
+				continue;
+			m->above_high = true;
+			if (!high_sent && *nev < GPUMEM_MAX_EVENTS &&
+			    gpumem_cg_ratelimit(c->cgids[0], c->minor,
+						GPUMEM_EVENT_TYPE_HIGH_CROSSED,
+						&ev[*nev])) {
+				gpumem_event_fill(&ev[(*nev)++],
+						  GPUMEM_EVENT_TYPE_HIGH_CROSSED,
+						  c, m, m->row.high, false);
+				high_sent = true;
 			}
-			gpumem_cg_use(n);
-			n->charges++;
-			n->row.usage += c->bytes;
-			if (!d && !s)
-				n->self += c->bytes;
 		}
+		gpumem_cg_add(n, c->bytes, !d);
 	}
 	return 0;
+}
+
+/*
+ * Whether a charge of @bytes to @n needs the full check: its counter would
+ * wrap, or it is at a limit (max or high) the placement would cross.
+ */
+static bool gpumem_cg_blocks(const struct gpumem_cg_node *n, u64 bytes)
+{
+	return bytes > U64_MAX - n->row.usage ||
+	       (n->row.has_limit &&
+		(gpumem_over(n->row.usage, bytes, n->row.max) ||
+		 (!n->above_high &&
+		  gpumem_over(n->row.usage, bytes, n->row.high))));
 }
 
 /*
@@ -392,33 +542,19 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 static bool gpumem_limits_try_fast(const struct gpumem_charge_req *c)
 {
 	struct gpumem_cg_node *n;
-	u32 d, s, i;
+	u32 d;
 
 	if (!c->nodes)
 		return false;
 	for (d = 0; d < c->depth; d++) {
-		for (s = 0; s < 2; s++) {
-			n = gpumem_cg_find(c->cgids[d],
-					   s ? GPUMEM_ALL_DEVICES : c->minor,
-					   c->region);
-			if (!n || c->bytes > U64_MAX - n->row.usage)
-				return false;
-			if (n->row.has_limit &&
-			    (gpumem_over(n->row.usage, c->bytes, n->row.max) ||
-			     (!n->above_high &&
-			      gpumem_over(n->row.usage, c->bytes, n->row.high))))
-				return false;
-			c->nodes[2 * d + s] = n;
-		}
+		n = gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		if (!n || gpumem_cg_blocks(n, c->bytes) ||
+		    (n->all->row.has_limit && gpumem_cg_blocks(n->all, c->bytes)))
+			return false;
+		c->nodes[d] = n;
 	}
-	for (i = 0; i < GPUMEM_LIMITS_NODES(c->depth); i++) {
-		n = c->nodes[i];
-		gpumem_cg_use(n);
-		n->charges++;
-		n->row.usage += c->bytes;
-		if (!i)
-			n->self += c->bytes;
-	}
+	for (d = 0; d < c->depth; d++)
+		gpumem_cg_add(c->nodes[d], c->bytes, !d);
 	return true;
 }
 
@@ -467,14 +603,9 @@ static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *re
 		spin_unlock(&gpumem_limits_lock);
 		if (ret != -EAGAIN)
 			break;
-		for (d = 0, ret = 0; d < req->depth && !ret; d++) {
+		for (d = 0, ret = 0; d < req->depth && !ret; d++)
 			ret = gpumem_cg_ensure(req->cgids[d], req->minor,
 					       req->region);
-			if (!ret)
-				ret = gpumem_cg_ensure(req->cgids[d],
-						       GPUMEM_ALL_DEVICES,
-						       req->region);
-		}
 		if (ret)
 			break;
 		ret = -EAGAIN;
@@ -493,34 +624,36 @@ static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *re
  */
 void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 {
-	struct gpumem_cg_node *n;
-	u32 d, s;
+	struct gpumem_cg_node *n, *a;
+	u64 bytes;
+	u32 d;
 
 	spin_lock(&gpumem_limits_lock);
 	for (d = 0; d < c->depth; d++) {
-		for (s = 0; s < 2; s++) {
-			n = c->nodes ? c->nodes[2 * d + s] :
-			    gpumem_cg_find(c->cgids[d],
-					   s ? GPUMEM_ALL_DEVICES : c->minor,
-					   c->region);
-			if (WARN_ON_ONCE(!n || !n->charges ||
-					 n->row.usage < c->bytes)) {
-				if (n) {
-					n->row.usage = 0;
-					n->charges = 0;
-				}
-				continue;
-			}
-			n->charges--;
-			n->row.usage -= c->bytes;
-			if (!d && !s) {
-				n->self -= min(n->self, c->bytes);
-				gpumem_leak_note(&n->leak, n->self);
-			}
-			if (n->above_high && n->row.usage <= n->row.high)
-				n->above_high = false;
-			gpumem_cg_put(n);
+		n = c->nodes ? c->nodes[d] :
+		    gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		if (WARN_ON_ONCE(!n))
+			continue;
+		bytes = c->bytes;
+		if (WARN_ON_ONCE(!n->charges || n->row.usage < bytes)) {
+			bytes = n->row.usage;	/* what its all-devices sum has */
+			n->charges = 1;
 		}
+		n->charges--;
+		n->row.usage -= bytes;
+		if (!d) {
+			n->self -= min(n->self, bytes);
+			gpumem_leak_note(&n->leak, n->self);
+		}
+		if (n->above_high && n->row.usage <= n->row.high)
+			n->above_high = false;
+		a = n->all;
+		if (a->row.has_limit) {
+			a->row.usage -= min(a->row.usage, bytes);
+			if (a->above_high && a->row.usage <= a->row.high)
+				a->above_high = false;
+		}
+		gpumem_cg_put(n);
 	}
 	spin_unlock(&gpumem_limits_lock);
 }
@@ -646,6 +779,8 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 	}
 	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
 	gpumem_cg_use(n);
+	/* all devices: counted from now on, from the sum of its devices */
+	n->row.usage = gpumem_cg_usage(n);
 	n->row.has_limit = true;
 	n->row.max = max;
 	n->row.high = high;
@@ -814,11 +949,16 @@ static size_t gpumem_limits_bucket_rows(unsigned int bkt,
 	lockdep_assert_held(&gpumem_limits_lock);
 	hlist_for_each_entry(n, &gpumem_cg_hash[bkt], hnode) {
 		bool live = gpumem_cg_limit_live(n);
+		u64 usage;
 
-		if (!live && (limits_only || !n->row.usage))
+		if (!live && limits_only)
+			continue;
+		usage = gpumem_cg_usage(n);
+		if (!live && !usage)
 			continue;
 		if (nr < room) {
 			rows[nr] = n->row;
+			rows[nr].usage = usage;
 			if (!live) {
 				rows[nr].has_limit = false;
 				rows[nr].max = GPUMEM_NO_LIMIT;

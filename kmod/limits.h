@@ -34,8 +34,9 @@ struct gpumem_cg_node;
  *	process asks in the owner's name, or a kernel thread works for it):
  *	its events name it too (the task that asked)
  * @nodes: NULL, or room for GPUMEM_LIMITS_NODES(@depth) counters: the
- *	charge fills in the ones it charged (each stays allocated while
- *	charged), and the uncharge of the same request finds them there
+ *	charge fills in the device's counter of each level it charged (each
+ *	stays allocated while charged; the all-devices counters are found
+ *	from them), and the uncharge of the same request finds them there
  *	instead of looking them up
  */
 struct gpumem_charge_req {
@@ -51,8 +52,11 @@ struct gpumem_charge_req {
 	struct gpumem_cg_node **nodes;
 };
 
-/* The counters a placement charges: per level, its device's and all devices' */
-#define GPUMEM_LIMITS_NODES(depth)	(2 * (depth))
+/*
+ * The counters a charge keeps for its uncharge: per level, its device's (the
+ * all-devices one is found from it)
+ */
+#define GPUMEM_LIMITS_NODES(depth)	(depth)
 
 /**
  * struct gpumem_limit_row - one limit or counter, as reported
