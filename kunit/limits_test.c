@@ -424,8 +424,10 @@ static void lt_device_gone(struct kunit *test)
 }
 
 /*
- * A charge keeps the counters it charged (req.nodes) for its uncharge: each
- * stays while charged, even one charged 0 bytes whose usage went to 0.
+ * A charge keeps the counters it charged (req.nodes, the device's of each
+ * level) for its uncharge: each stays while charged, even one charged 0
+ * bytes whose usage went to 0. The all-devices counters without a limit
+ * are not charged: found from the device's, summed where read.
  */
 static void lt_nodes_kept(struct kunit *test)
 {
@@ -441,20 +443,20 @@ static void lt_nodes_kept(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&zero, false), 0);
 	spin_lock(&gpumem_limits_lock);
-	KUNIT_EXPECT_PTR_EQ(test, nodes[0], gpumem_cg_find(LT_CHILD, LT_DEV,
-							   GPUMEM_REGION_VRAM));
-	KUNIT_EXPECT_PTR_EQ(test, nodes[1],
-			    gpumem_cg_find(LT_CHILD, GPUMEM_ALL_DEVICES,
-					   GPUMEM_REGION_VRAM));
-	KUNIT_EXPECT_PTR_EQ(test, nodes[2], gpumem_cg_find(lt_root(), LT_DEV,
-							   GPUMEM_REGION_VRAM));
-	KUNIT_EXPECT_PTR_EQ(test, nodes[3],
-			    gpumem_cg_find(lt_root(), GPUMEM_ALL_DEVICES,
-					   GPUMEM_REGION_VRAM));
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		KUNIT_EXPECT_PTR_EQ(test, nodes[i],
+				    gpumem_cg_find(cgids[i], LT_DEV,
+						   GPUMEM_REGION_VRAM));
+		KUNIT_EXPECT_PTR_EQ(test, nodes[i]->all,
+				    gpumem_cg_find(cgids[i], GPUMEM_ALL_DEVICES,
+						   GPUMEM_REGION_VRAM));
 		KUNIT_EXPECT_PTR_EQ(test, zero_nodes[i], nodes[i]);
 		KUNIT_EXPECT_EQ(test, nodes[i]->charges, 2UL);
 		KUNIT_EXPECT_EQ(test, nodes[i]->row.usage, 4096ULL);
+		/* no limit on all devices: not counted, summed */
+		KUNIT_EXPECT_EQ(test, nodes[i]->all->row.usage, 0ULL);
+		KUNIT_EXPECT_EQ(test, nodes[i]->all->charges, 0UL);
+		KUNIT_EXPECT_EQ(test, gpumem_cg_usage(nodes[i]->all), 4096ULL);
 	}
 	spin_unlock(&gpumem_limits_lock);
 
@@ -472,20 +474,124 @@ static void lt_nodes_kept(struct kunit *test)
 	gpumem_limits_uncharge(&zero);
 	spin_lock(&gpumem_limits_lock);
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
-		struct gpumem_cg_node *n = gpumem_cg_find(cgids[i / 2],
-							  i % 2 ? GPUMEM_ALL_DEVICES :
-							  LT_DEV,
+		struct gpumem_cg_node *n = gpumem_cg_find(cgids[i], LT_DEV,
 							  GPUMEM_REGION_VRAM);
 
 		/* unused now: kept for reuse (or freed), no charge */
 		KUNIT_EXPECT_TRUE(test, !n || (n->kept && !n->charges));
+		/* its all-devices node stays while it is there */
+		KUNIT_EXPECT_TRUE(test, !n || n->all ==
+				  gpumem_cg_find(cgids[i], GPUMEM_ALL_DEVICES,
+						 GPUMEM_REGION_VRAM));
 	}
 	spin_unlock(&gpumem_limits_lock);
+}
+
+/* The all-devices node of @cgid: its counter and whether it is counted. */
+static void lt_all_node(struct kunit *test, u64 cgid, u64 *usage, bool *counted)
+{
+	struct gpumem_cg_node *n;
+
+	spin_lock(&gpumem_limits_lock);
+	n = gpumem_cg_find(cgid, GPUMEM_ALL_DEVICES, GPUMEM_REGION_VRAM);
+	*usage = n ? n->row.usage : 0;
+	*counted = n && n->row.has_limit;
+	spin_unlock(&gpumem_limits_lock);
+}
+
+/*
+ * The all-devices figure without a limit is the sum of the devices' at
+ * every read; a max set on all devices starts from that sum (placements
+ * made before it included) and decides exactly against it, on either
+ * device, and what was charged before it is given back from it too.
+ */
+static void lt_all_devices_summed(struct kunit *test)
+{
+	u64 cgids[2], cgids2[2], usage;
+	struct gpumem_charge_req a = lt_req(cgids, 4096);
+	struct gpumem_charge_req b = lt_req(cgids2, 8192);
+	struct gpumem_charge_req one = lt_req(cgids2, 1);
+	struct gpumem_cg_node *b_nodes[GPUMEM_LIMITS_NODES(2)];
+	struct gpumem_limit_row row;
+	bool counted;
+
+	b.minor = LT_DEV + 1;
+	b.nodes = b_nodes;
+	one.minor = LT_DEV + 1;
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&a, false), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&b, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 4096ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV + 1).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage,
+			12288ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			12288ULL);
+	lt_all_node(test, lt_root(), &usage, &counted);
+	KUNIT_EXPECT_FALSE(test, counted);
+	KUNIT_EXPECT_EQ(test, usage, 0ULL);
+
+	/* a max on all devices: counted from the sum, 4096 left below it */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 16384,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	lt_all_node(test, lt_root(), &usage, &counted);
+	KUNIT_EXPECT_TRUE(test, counted);
+	KUNIT_EXPECT_EQ(test, usage, 12288ULL);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_get(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, &row), 0);
+	KUNIT_EXPECT_EQ(test, row.usage, 12288ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&a, false), 0);	/* = max */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&a, false), -ENOSPC);
+	row = lt_row(test, lt_root(), GPUMEM_ALL_DEVICES);
+	KUNIT_EXPECT_EQ(test, row.usage, 16384ULL);
+	KUNIT_EXPECT_EQ(test, row.denied, 2ULL);
+	/* the child's all-devices figure is still summed */
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage,
+			16384ULL);
+	lt_all_node(test, LT_CHILD, &usage, &counted);
+	KUNIT_EXPECT_FALSE(test, counted);
+
+	/* what was charged before the limit is given back from it too */
+	gpumem_limits_uncharge(&b);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			8192ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&b, false), 0);	/* = max */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+
+	/* without the limit: summed again, the same figure */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM), 0);
+	lt_all_node(test, lt_root(), &usage, &counted);
+	KUNIT_EXPECT_FALSE(test, counted);
+	KUNIT_EXPECT_EQ(test, usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			16384ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), 0);
+	gpumem_limits_uncharge(&one);
+	/* set again at the sum: the next byte is beyond it */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 16384,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+
+	gpumem_limits_uncharge(&a);
+	gpumem_limits_uncharge(&a);
+	gpumem_limits_uncharge(&b);
+	row = lt_row(test, lt_root(), GPUMEM_ALL_DEVICES);
+	KUNIT_EXPECT_TRUE(test, row.has_limit);
+	KUNIT_EXPECT_EQ(test, row.usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage,
+			0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV + 1).usage, 0ULL);
 }
 
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
 	KUNIT_CASE(lt_nodes_kept),
+	KUNIT_CASE(lt_all_devices_summed),
 	KUNIT_CASE(lt_unused_kept_as_new),
 	KUNIT_CASE(lt_max_enforce),
 	KUNIT_CASE(lt_forced),
