@@ -21,6 +21,17 @@
  * exactly the sum. A charge of a cgroup without an all-devices limit
  * touches only its device's node per level.
  *
+ * The root, lazily too: a request's last level is always the root cgroup
+ * (the chain goes up to it), and its one before a child of the root. The
+ * root's device node is charged by every placement only while a limit is
+ * set on it; otherwise it counts only what the root's own processes charge
+ * (requests of depth 1), and the rest is summed from its children's device
+ * nodes where read: each of those is on the root's node's list (@kids)
+ * and points to it (@up), linked when a charge first makes it. Setting the
+ * limit starts the counter at that sum, removing it takes the sum off
+ * again. So a placement in a child of the root, with no limit on the root,
+ * charges its own cgroups' device nodes and none of the root's.
+ *
  * Limits: enforce (deny beyond max) or monitor (report beyond max), and a
  * soft limit (high) that reports the crossing once on the way up. A limit
  * holds a reference on its cgroup and is dropped by the limits sweep once
@@ -33,8 +44,8 @@
  * two racing allocations can never both pass a limit; the all-devices
  * usage a charge decides against and the sum a reader computes are the
  * same figure at every moment the lock is free. A limit set or removed on
- * all devices switches its node's counting under it too. Events are sent
- * after it is dropped.
+ * all devices or on the root switches its node's counting under it too.
+ * Events are sent after it is dropped.
  */
 #include <linux/cgroup.h>
 #include <linux/hashtable.h>
@@ -91,6 +102,13 @@
  * @devs: an all-devices node's device nodes; it stays while any is there.
  *	Its @row.usage is their sum while @row.has_limit, else 0 (the sum is
  *	made where it is read, gpumem_cg_usage())
+ * @up: the device node of a child of the root: the root's device node
+ *	(same device and region), set while it is in the hash once a charge
+ *	made it; NULL on any other
+ * @kid: its entry in @up's @kids
+ * @kids: the root's device node: its children's device nodes; it stays
+ *	while any is there. Its @row.usage is the usage of the root's own
+ *	processes plus their sum while @row.has_limit, else without it
  *
  * All fields are protected by gpumem_limits_lock.
  */
@@ -107,6 +125,9 @@ struct gpumem_cg_node {
 	struct gpumem_cg_node *all;
 	struct list_head sib;
 	struct list_head devs;
+	struct gpumem_cg_node *up;
+	struct list_head kid;
+	struct list_head kids;
 };
 
 static DEFINE_SPINLOCK(gpumem_limits_lock);
@@ -156,6 +177,8 @@ static struct gpumem_cg_node *gpumem_cg_alloc(u64 cgid, int minor, u8 region)
 	n->idle_since = jiffies;	/* unused until charged */
 	INIT_LIST_HEAD(&n->sib);
 	INIT_LIST_HEAD(&n->devs);
+	INIT_LIST_HEAD(&n->kid);
+	INIT_LIST_HEAD(&n->kids);
 	return n;
 }
 
@@ -168,18 +191,26 @@ static void gpumem_cg_insert(struct gpumem_cg_node *n)
 
 static void gpumem_cg_use(struct gpumem_cg_node *n);
 
+static u64 gpumem_cg_kids_usage(const struct gpumem_cg_node *n);
+
 /*
  * Make sure the node exists (a device node with its all-devices node, on
- * whose list it is). Context: may sleep.
+ * whose list it is), and, given @up (the root's cgroup id, for a child of
+ * the root), that it is on the root's node's list. Context: may sleep.
+ * Return: 0, -ENOMEM, or -EAGAIN when the root's node is not there (make
+ * it first).
  */
-static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
+static int gpumem_cg_ensure(u64 cgid, int minor, u8 region, u64 up)
 {
-	struct gpumem_cg_node *n, *all = NULL, *a;
+	struct gpumem_cg_node *n, *all = NULL, *a, *u;
+	int ret = 0;
+	bool done;
 
 	spin_lock(&gpumem_limits_lock);
 	n = gpumem_cg_find(cgid, minor, region);
+	done = n && (!up || n->up || minor == GPUMEM_ALL_DEVICES);
 	spin_unlock(&gpumem_limits_lock);
-	if (n)
+	if (done)
 		return 0;
 	n = gpumem_cg_alloc(cgid, minor, region);
 	if (minor != GPUMEM_ALL_DEVICES)
@@ -205,26 +236,55 @@ static int gpumem_cg_ensure(u64 cgid, int minor, u8 region)
 		gpumem_cg_insert(n);
 		n = NULL;
 	}
+	if (up && minor != GPUMEM_ALL_DEVICES) {
+		struct gpumem_cg_node *k = gpumem_cg_find(cgid, minor, region);
+
+		u = gpumem_cg_find(up, minor, region);
+		if (!u) {
+			ret = -EAGAIN;
+		} else if (!k->up) {
+			gpumem_cg_use(u);	/* not unused while @k is there */
+			k->up = u;
+			list_add(&k->kid, &u->kids);
+			if (u->row.has_limit)	/* counted: 0 (never charged) */
+				u->row.usage += k->row.usage;
+		}
+	}
 	spin_unlock(&gpumem_limits_lock);
 	kfree(n);
 	kfree(all);
-	return 0;
+	return ret;
 }
 
 /*
- * Whether nothing needs @n: no charge, no usage, no limit, no device node
- * on its list.
+ * Whether nothing needs @n: no charge, no usage, no limit, no node on its
+ * lists.
  */
 static bool gpumem_cg_unused(const struct gpumem_cg_node *n)
 {
 	return !n->charges && !n->row.usage && !n->row.has_limit &&
-	       list_empty(&n->devs);
+	       list_empty(&n->devs) && list_empty(&n->kids);
 }
 
 /*
- * The usage of @n: its counter, or for an all-devices node without a limit
- * (not counted) the sum of its device nodes'. Caller holds
- * gpumem_limits_lock.
+ * The sum of the usages of the root's children on @n's device (0 for any
+ * node but the root's). Caller holds gpumem_limits_lock.
+ */
+static u64 gpumem_cg_kids_usage(const struct gpumem_cg_node *n)
+{
+	const struct gpumem_cg_node *k;
+	u64 sum = 0;
+
+	list_for_each_entry(k, &n->kids, kid)
+		sum += k->row.usage;
+	return sum;
+}
+
+/*
+ * The usage of @n: its counter, or, where that is not counted (no limit on
+ * it), for the root's device node its counter plus its children's sum,
+ * for an all-devices node the sum of its devices'. O(devices × children of
+ * the root) at most. Caller holds gpumem_limits_lock.
  */
 static u64 gpumem_cg_usage(const struct gpumem_cg_node *n)
 {
@@ -232,23 +292,25 @@ static u64 gpumem_cg_usage(const struct gpumem_cg_node *n)
 	u64 sum = 0;
 
 	lockdep_assert_held(&gpumem_limits_lock);
-	if (n->row.minor != GPUMEM_ALL_DEVICES || n->row.has_limit)
+	if (n->row.has_limit)
 		return n->row.usage;
+	if (n->row.minor != GPUMEM_ALL_DEVICES)
+		return n->row.usage + gpumem_cg_kids_usage(n);
 	list_for_each_entry(d, &n->devs, sib)
-		sum += d->row.usage;
+		sum += gpumem_cg_usage(d);
 	return sum;
 }
 
 static void gpumem_cg_keep(struct gpumem_cg_node *n);
 
 /*
- * Free @n (unused). An all-devices node left without device nodes is kept
- * (never freed here: a caller may be walking the hash). Caller holds
- * gpumem_limits_lock.
+ * Free @n (unused). An all-devices or root node left without nodes on its
+ * list is kept (never freed here: a caller may be walking the hash).
+ * Caller holds gpumem_limits_lock.
  */
 static void gpumem_cg_free(struct gpumem_cg_node *n)
 {
-	struct gpumem_cg_node *a = n->all;
+	struct gpumem_cg_node *a = n->all, *u = n->up;
 
 	if (n->kept)
 		gpumem_cg_kept--;
@@ -257,6 +319,11 @@ static void gpumem_cg_free(struct gpumem_cg_node *n)
 		list_del(&n->sib);
 		if (gpumem_cg_unused(a) && !a->kept)
 			gpumem_cg_keep(a);
+	}
+	if (u) {
+		list_del(&n->kid);
+		if (gpumem_cg_unused(u) && !u->kept)
+			gpumem_cg_keep(u);
 	}
 	kfree(n);
 }
@@ -335,13 +402,16 @@ static void gpumem_cg_reap_fn(struct work_struct *work)
 
 /*
  * Remove the limit of @n and put its cgroup reference (css_put() is safe
- * under a spinlock). An all-devices node is no longer counted (its usage
- * is summed on read). Caller holds gpumem_limits_lock.
+ * under a spinlock). An all-devices node is no longer counted, nor the
+ * root's node beyond its own processes (their usage is summed on read).
+ * Caller holds gpumem_limits_lock.
  */
 static void gpumem_cg_clear_limit(struct gpumem_cg_node *n)
 {
 	if (n->row.minor == GPUMEM_ALL_DEVICES)
 		n->row.usage = 0;
+	else if (n->row.has_limit)
+		n->row.usage -= gpumem_cg_kids_usage(n);
 	n->row.has_limit = false;
 	n->row.max = GPUMEM_NO_LIMIT;
 	n->row.high = GPUMEM_NO_LIMIT;
@@ -412,27 +482,56 @@ static bool gpumem_cg_ratelimit(u64 cgid, int minor, u32 type,
 #define GPUMEM_MAX_EVENTS 2
 
 /*
- * The node @s of level @n: 0 its device's, 1 its all-devices node, or NULL
- * when that is not counted (no limit on it).
+ * Level @d of @c is the root's, and one of its children's placement: its
+ * device node is counted only with a limit on it.
+ */
+static bool gpumem_cg_lazy(const struct gpumem_charge_req *c, u32 d)
+{
+	return d && d == c->depth - 1;
+}
+
+/*
+ * The device node of level @d of @c (@prev: that of level @d - 1), or
+ * NULL when it is not there (or not linked to the root's).
+ */
+static struct gpumem_cg_node *gpumem_cg_level(const struct gpumem_charge_req *c,
+					      u32 d, struct gpumem_cg_node *prev)
+{
+	if (gpumem_cg_lazy(c, d))
+		return prev->up;
+	return gpumem_cg_find(c->cgids[d], c->minor, c->region);
+}
+
+/*
+ * The counter @s of device node @n (level @lazy or not): 0 its own, 1 its
+ * all-devices node's, or NULL when that is not counted.
  */
 static struct gpumem_cg_node *gpumem_cg_scope(struct gpumem_cg_node *n,
-					      u32 s)
+					      u32 s, bool lazy)
 {
 	if (!s)
-		return n;
+		return !lazy || n->row.has_limit ? n : NULL;
 	return n->all->row.has_limit ? n->all : NULL;
 }
 
-/* Charge @bytes to device node @n and, if counted, its all-devices node. */
-static void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes, bool own)
+/*
+ * Charge @bytes to device node @n (@own: the owner's cgroup; @lazy: the
+ * root's for a child of it) and, where counted, its all-devices node.
+ */
+static void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes, bool own,
+			  bool lazy)
 {
 	struct gpumem_cg_node *a = n->all;
 
-	gpumem_cg_use(n);
-	n->charges++;
-	n->row.usage += bytes;
-	if (own)
-		n->self += bytes;
+	if (!lazy) {
+		gpumem_cg_use(n);
+		n->charges++;
+		n->row.usage += bytes;
+		if (own)
+			n->self += bytes;
+	} else if (n->row.has_limit) {
+		n->row.usage += bytes;
+	}
 	if (a->row.has_limit)
 		a->row.usage += bytes;
 }
@@ -445,18 +544,18 @@ static void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes, bool own)
 static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 			     struct gpumem_quota_event *ev, int *nev)
 {
-	struct gpumem_cg_node *deny = NULL, *report = NULL, *n, *m;
+	struct gpumem_cg_node *deny = NULL, *report = NULL, *n = NULL, *m;
 	bool high_sent = false;
 	u32 d, s;
 
 	for (d = 0; d < c->depth; d++) {
-		n = gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		n = gpumem_cg_level(c, d, n);
 		if (!n)
 			return -EAGAIN;
 		if (c->nodes)
 			c->nodes[d] = n;
 		for (s = 0; s < 2; s++) {
-			m = gpumem_cg_scope(n, s);
+			m = gpumem_cg_scope(n, s, gpumem_cg_lazy(c, d));
 			if (!m)
 				continue;
 			/* a counter that would wrap: no placement is that big */
@@ -495,10 +594,9 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 					  c, report, report->row.max, false);
 	}
 	for (d = 0; d < c->depth; d++) {
-		n = c->nodes ? c->nodes[d] :
-		    gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		n = c->nodes ? c->nodes[d] : gpumem_cg_level(c, d, n);
 		for (s = 0; s < 2; s++) {
-			m = gpumem_cg_scope(n, s);
+			m = gpumem_cg_scope(n, s, gpumem_cg_lazy(c, d));
 			if (!m || !m->row.has_limit || m->above_high ||
 			    !gpumem_over(m->row.usage, c->bytes, m->row.high))
 				continue;
@@ -513,7 +611,7 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
 				high_sent = true;
 			}
 		}
-		gpumem_cg_add(n, c->bytes, !d);
+		gpumem_cg_add(n, c->bytes, !d, gpumem_cg_lazy(c, d));
 	}
 	return 0;
 }
@@ -541,20 +639,22 @@ static bool gpumem_cg_blocks(const struct gpumem_cg_node *n, u64 bytes)
  */
 static bool gpumem_limits_try_fast(const struct gpumem_charge_req *c)
 {
-	struct gpumem_cg_node *n;
+	struct gpumem_cg_node *n = NULL;
 	u32 d;
 
 	if (!c->nodes)
 		return false;
 	for (d = 0; d < c->depth; d++) {
-		n = gpumem_cg_find(c->cgids[d], c->minor, c->region);
-		if (!n || gpumem_cg_blocks(n, c->bytes) ||
+		n = gpumem_cg_level(c, d, n);
+		if (!n ||
+		    ((!gpumem_cg_lazy(c, d) || n->row.has_limit) &&
+		     gpumem_cg_blocks(n, c->bytes)) ||
 		    (n->all->row.has_limit && gpumem_cg_blocks(n->all, c->bytes)))
 			return false;
 		c->nodes[d] = n;
 	}
 	for (d = 0; d < c->depth; d++)
-		gpumem_cg_add(c->nodes[d], c->bytes, !d);
+		gpumem_cg_add(c->nodes[d], c->bytes, !d, gpumem_cg_lazy(c, d));
 	return true;
 }
 
@@ -603,10 +703,13 @@ static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *re
 		spin_unlock(&gpumem_limits_lock);
 		if (ret != -EAGAIN)
 			break;
-		for (d = 0, ret = 0; d < req->depth && !ret; d++)
+		/* the root's first: a child of the root is linked to it */
+		for (d = req->depth, ret = 0; d-- > 0 && !ret; )
 			ret = gpumem_cg_ensure(req->cgids[d], req->minor,
-					       req->region);
-		if (ret)
+					       req->region,
+					       d + 2 == req->depth ?
+					       req->cgids[d + 1] : 0);
+		if (ret && ret != -EAGAIN)	/* -EAGAIN: the root's went */
 			break;
 		ret = -EAGAIN;
 	}
@@ -624,36 +727,47 @@ static noinline int gpumem_limits_charge_full(const struct gpumem_charge_req *re
  */
 void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 {
-	struct gpumem_cg_node *n, *a;
+	struct gpumem_cg_node *n = NULL, *a;
 	u64 bytes;
 	u32 d;
 
 	spin_lock(&gpumem_limits_lock);
 	for (d = 0; d < c->depth; d++) {
-		n = c->nodes ? c->nodes[d] :
-		    gpumem_cg_find(c->cgids[d], c->minor, c->region);
+		bool lazy = gpumem_cg_lazy(c, d);
+
+		n = c->nodes ? c->nodes[d] : n ? gpumem_cg_level(c, d, n) :
+		    lazy ? NULL : gpumem_cg_level(c, d, NULL);
 		if (WARN_ON_ONCE(!n))
 			continue;
 		bytes = c->bytes;
-		if (WARN_ON_ONCE(!n->charges || n->row.usage < bytes)) {
-			bytes = n->row.usage;	/* what its all-devices sum has */
-			n->charges = 1;
+		if (lazy) {
+			if (n->row.has_limit) {
+				n->row.usage -= min(n->row.usage, bytes);
+				if (n->above_high && n->row.usage <= n->row.high)
+					n->above_high = false;
+			}
+		} else {
+			if (WARN_ON_ONCE(!n->charges || n->row.usage < bytes)) {
+				bytes = n->row.usage;	/* what the sums have */
+				n->charges = 1;
+			}
+			n->charges--;
+			n->row.usage -= bytes;
+			if (!d) {
+				n->self -= min(n->self, bytes);
+				gpumem_leak_note(&n->leak, n->self);
+			}
+			if (n->above_high && n->row.usage <= n->row.high)
+				n->above_high = false;
 		}
-		n->charges--;
-		n->row.usage -= bytes;
-		if (!d) {
-			n->self -= min(n->self, bytes);
-			gpumem_leak_note(&n->leak, n->self);
-		}
-		if (n->above_high && n->row.usage <= n->row.high)
-			n->above_high = false;
 		a = n->all;
 		if (a->row.has_limit) {
 			a->row.usage -= min(a->row.usage, bytes);
 			if (a->above_high && a->row.usage <= a->row.high)
 				a->above_high = false;
 		}
-		gpumem_cg_put(n);
+		if (!lazy)
+			gpumem_cg_put(n);
 	}
 	spin_unlock(&gpumem_limits_lock);
 }
@@ -755,7 +869,7 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 		cgroup_put(cgrp);
 		return -ENOENT;
 	}
-	ret = gpumem_cg_ensure(cgid, minor, region);
+	ret = gpumem_cg_ensure(cgid, minor, region, 0);
 	if (ret) {
 		cgroup_put(cgrp);
 		return ret;
@@ -779,7 +893,7 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 	}
 	swap(n->cgrp, cgrp);	/* the old reference, if any, is put below */
 	gpumem_cg_use(n);
-	/* all devices: counted from now on, from the sum of its devices */
+	/* all devices, the root: counted from now on, from their sums */
 	n->row.usage = gpumem_cg_usage(n);
 	n->row.has_limit = true;
 	n->row.max = max;

@@ -436,6 +436,7 @@ static void lt_nodes_kept(struct kunit *test)
 	u64 cgids[2];
 	struct gpumem_charge_req req = lt_req(cgids, 4096);
 	struct gpumem_charge_req zero = lt_req(cgids, 0);
+	struct gpumem_cg_node *n;
 	int i;
 
 	req.nodes = nodes;
@@ -451,21 +452,26 @@ static void lt_nodes_kept(struct kunit *test)
 				    gpumem_cg_find(cgids[i], GPUMEM_ALL_DEVICES,
 						   GPUMEM_REGION_VRAM));
 		KUNIT_EXPECT_PTR_EQ(test, zero_nodes[i], nodes[i]);
-		KUNIT_EXPECT_EQ(test, nodes[i]->charges, 2UL);
-		KUNIT_EXPECT_EQ(test, nodes[i]->row.usage, 4096ULL);
 		/* no limit on all devices: not counted, summed */
 		KUNIT_EXPECT_EQ(test, nodes[i]->all->row.usage, 0ULL);
 		KUNIT_EXPECT_EQ(test, nodes[i]->all->charges, 0UL);
 		KUNIT_EXPECT_EQ(test, gpumem_cg_usage(nodes[i]->all), 4096ULL);
+		KUNIT_EXPECT_EQ(test, gpumem_cg_usage(nodes[i]), 4096ULL);
 	}
+	KUNIT_EXPECT_EQ(test, nodes[0]->charges, 2UL);
+	KUNIT_EXPECT_EQ(test, nodes[0]->row.usage, 4096ULL);
+	/* the root without a limit: not charged, its child on its list */
+	KUNIT_EXPECT_PTR_EQ(test, nodes[0]->up, nodes[1]);
+	KUNIT_EXPECT_EQ(test, nodes[1]->charges, 0UL);
+	KUNIT_EXPECT_EQ(test, nodes[1]->row.usage, 0ULL);
 	spin_unlock(&gpumem_limits_lock);
 
 	/* usage back to 0, one charge left: the counters stay, in use */
 	gpumem_limits_uncharge(&req);
 	spin_lock(&gpumem_limits_lock);
+	KUNIT_EXPECT_EQ(test, nodes[0]->charges, 1UL);
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
-		KUNIT_EXPECT_EQ(test, nodes[i]->charges, 1UL);
-		KUNIT_EXPECT_EQ(test, nodes[i]->row.usage, 0ULL);
+		KUNIT_EXPECT_EQ(test, gpumem_cg_usage(nodes[i]), 0ULL);
 		KUNIT_EXPECT_FALSE(test, nodes[i]->kept);
 	}
 	KUNIT_EXPECT_PTR_EQ(test, nodes[0], gpumem_cg_find(LT_CHILD, LT_DEV,
@@ -474,16 +480,21 @@ static void lt_nodes_kept(struct kunit *test)
 	gpumem_limits_uncharge(&zero);
 	spin_lock(&gpumem_limits_lock);
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
-		struct gpumem_cg_node *n = gpumem_cg_find(cgids[i], LT_DEV,
-							  GPUMEM_REGION_VRAM);
-
+		n = gpumem_cg_find(cgids[i], LT_DEV, GPUMEM_REGION_VRAM);
 		/* unused now: kept for reuse (or freed), no charge */
-		KUNIT_EXPECT_TRUE(test, !n || (n->kept && !n->charges));
+		KUNIT_EXPECT_TRUE(test, !n || !n->charges);
+		KUNIT_EXPECT_TRUE(test, !n || gpumem_cg_usage(n) == 0);
 		/* its all-devices node stays while it is there */
 		KUNIT_EXPECT_TRUE(test, !n || n->all ==
 				  gpumem_cg_find(cgids[i], GPUMEM_ALL_DEVICES,
 						 GPUMEM_REGION_VRAM));
 	}
+	/* the child's is kept; the root's stays in use while it is there */
+	n = gpumem_cg_find(LT_CHILD, LT_DEV, GPUMEM_REGION_VRAM);
+	KUNIT_EXPECT_TRUE(test, n && n->kept);
+	KUNIT_EXPECT_TRUE(test, n && n->up && !n->up->kept &&
+			  n->up == gpumem_cg_find(lt_root(), LT_DEV,
+						  GPUMEM_REGION_VRAM));
 	spin_unlock(&gpumem_limits_lock);
 }
 
