@@ -735,8 +735,10 @@ void gpumem_limits_uncharge(const struct gpumem_charge_req *c)
 	for (d = 0; d < c->depth; d++) {
 		bool lazy = gpumem_cg_lazy(c, d);
 
-		n = c->nodes ? c->nodes[d] : n ? gpumem_cg_level(c, d, n) :
-		    lazy ? NULL : gpumem_cg_level(c, d, NULL);
+		if (c->nodes)
+			n = c->nodes[d];
+		else
+			n = lazy && !n ? NULL : gpumem_cg_level(c, d, n);
 		if (WARN_ON_ONCE(!n))
 			continue;
 		bytes = c->bytes;

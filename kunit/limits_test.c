@@ -599,10 +599,97 @@ static void lt_all_devices_summed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV + 1).usage, 0ULL);
 }
 
+/*
+ * The root's figure without a limit on it is its own processes' plus its
+ * children's, summed at every read; a max set on the root starts from that
+ * sum and decides exactly against it, for a child's placement and for the
+ * root's own, and what was charged before it is given back from it too.
+ */
+static void lt_root_summed(struct kunit *test)
+{
+	u64 cgids[2], own_id[1], usage;
+	struct gpumem_charge_req kid = lt_req(cgids, 4096);
+	struct gpumem_charge_req one = lt_req(cgids, 1);
+	struct gpumem_charge_req own = {
+		.cgids = own_id, .depth = 1, .minor = LT_DEV,
+		.region = GPUMEM_REGION_VRAM, .bytes = 8192, .tgid = 43,
+	};
+	struct gpumem_cg_node *kid_nodes[GPUMEM_LIMITS_NODES(2)];
+	struct gpumem_limit_row row;
+	bool counted;
+
+	own_id[0] = lt_root();
+	kid.nodes = kid_nodes;
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&kid, false), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&own, false), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 12288ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 4096ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			12288ULL);
+	spin_lock(&gpumem_limits_lock);
+	usage = kid_nodes[1]->row.usage;	/* the root's own only */
+	counted = kid_nodes[1]->row.has_limit;
+	spin_unlock(&gpumem_limits_lock);
+	KUNIT_EXPECT_FALSE(test, counted);
+	KUNIT_EXPECT_EQ(test, usage, 8192ULL);
+
+	/* a max on the root's device: counted from the sum, 4096 below it */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, 16384,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_get(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM, &row), 0);
+	KUNIT_EXPECT_EQ(test, row.usage, 12288ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&kid, false), 0);	/* = max */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+	own.bytes = 1;
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&own, false), -ENOSPC);
+	own.bytes = 8192;
+	row = lt_row(test, lt_root(), LT_DEV);
+	KUNIT_EXPECT_EQ(test, row.usage, 16384ULL);
+	KUNIT_EXPECT_EQ(test, row.denied, 2ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 8192ULL);
+
+	/* the root's own charge, made before the limit, given back from it */
+	gpumem_limits_uncharge(&own);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			8192ULL);
+	/* and a child's, made before it too */
+	gpumem_limits_uncharge(&kid);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 4096ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&own, false), 0);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&kid, false), 0);	/* = max */
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+
+	/* without the limit: summed again, the same figure */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(lt_root(), LT_DEV,
+						GPUMEM_REGION_VRAM), 0);
+	spin_lock(&gpumem_limits_lock);
+	usage = kid_nodes[1]->row.usage;
+	spin_unlock(&gpumem_limits_lock);
+	KUNIT_EXPECT_EQ(test, usage, 8192ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 16384ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			16384ULL);
+	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), 0);
+	gpumem_limits_uncharge(&one);
+
+	gpumem_limits_uncharge(&own);
+	gpumem_limits_uncharge(&kid);
+	gpumem_limits_uncharge(&kid);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), LT_DEV).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 0ULL);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).usage,
+			0ULL);
+}
+
 static struct kunit_case gpumem_limits_cases[] = {
 	KUNIT_CASE(lt_hierarchy_counts),
 	KUNIT_CASE(lt_nodes_kept),
 	KUNIT_CASE(lt_all_devices_summed),
+	KUNIT_CASE(lt_root_summed),
 	KUNIT_CASE(lt_unused_kept_as_new),
 	KUNIT_CASE(lt_max_enforce),
 	KUNIT_CASE(lt_forced),
