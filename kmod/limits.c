@@ -150,7 +150,8 @@ static u64 gpumem_cg_key(u64 cgid, int minor, u8 region)
 	return cgid * 1000003ULL + (u64)(minor + 1) * 31 + region;
 }
 
-static struct gpumem_cg_node *gpumem_cg_find(u64 cgid, int minor, u8 region)
+static __always_inline struct gpumem_cg_node *
+gpumem_cg_find(u64 cgid, int minor, u8 region)
 {
 	struct gpumem_cg_node *n;
 
@@ -189,7 +190,7 @@ static void gpumem_cg_insert(struct gpumem_cg_node *n)
 		 gpumem_cg_key(n->row.cgid, n->row.minor, n->row.region));
 }
 
-static void gpumem_cg_use(struct gpumem_cg_node *n);
+static __always_inline void gpumem_cg_use(struct gpumem_cg_node *n);
 
 static u64 gpumem_cg_kids_usage(const struct gpumem_cg_node *n);
 
@@ -329,7 +330,7 @@ static void gpumem_cg_free(struct gpumem_cg_node *n)
 }
 
 /* @n is used again: no longer one of the kept. Under gpumem_limits_lock. */
-static void gpumem_cg_use(struct gpumem_cg_node *n)
+static __always_inline void gpumem_cg_use(struct gpumem_cg_node *n)
 {
 	if (n->kept) {
 		n->kept = false;
@@ -494,8 +495,9 @@ static bool gpumem_cg_lazy(const struct gpumem_charge_req *c, u32 d)
  * The device node of level @d of @c (@prev: that of level @d - 1), or
  * NULL when it is not there (or not linked to the root's).
  */
-static struct gpumem_cg_node *gpumem_cg_level(const struct gpumem_charge_req *c,
-					      u32 d, struct gpumem_cg_node *prev)
+static __always_inline struct gpumem_cg_node *
+gpumem_cg_level(const struct gpumem_charge_req *c, u32 d,
+		struct gpumem_cg_node *prev)
 {
 	if (gpumem_cg_lazy(c, d))
 		return prev->up;
@@ -518,8 +520,8 @@ static struct gpumem_cg_node *gpumem_cg_scope(struct gpumem_cg_node *n,
  * Charge @bytes to device node @n (@own: the owner's cgroup; @lazy: the
  * root's for a child of it) and, where counted, its all-devices node.
  */
-static void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes, bool own,
-			  bool lazy)
+static __always_inline void gpumem_cg_add(struct gpumem_cg_node *n, u64 bytes,
+					  bool own, bool lazy)
 {
 	struct gpumem_cg_node *a = n->all;
 
@@ -620,7 +622,8 @@ static int gpumem_limits_try(const struct gpumem_charge_req *c, bool quiet,
  * Whether a charge of @bytes to @n needs the full check: its counter would
  * wrap, or it is at a limit (max or high) the placement would cross.
  */
-static bool gpumem_cg_blocks(const struct gpumem_cg_node *n, u64 bytes)
+static __always_inline bool gpumem_cg_blocks(const struct gpumem_cg_node *n,
+					     u64 bytes)
 {
 	return bytes > U64_MAX - n->row.usage ||
 	       (n->row.has_limit &&
