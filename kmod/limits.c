@@ -900,6 +900,13 @@ int gpumem_limits_update(u64 cgid, int minor, u8 region,
 	gpumem_cg_use(n);
 	/* all devices, the root: counted from now on, from their sums */
 	n->row.usage = gpumem_cg_usage(n);
+	/*
+	 * A new limit where nothing is charged starts with no denials, as a
+	 * node left unused is reset (gpumem_cg_keep()): an all-devices or
+	 * root node stays in use while its lists are not empty.
+	 */
+	if (!n->row.has_limit && !n->row.usage)
+		n->row.denied = 0;
 	n->row.has_limit = true;
 	n->row.max = max;
 	n->row.high = high;

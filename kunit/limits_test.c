@@ -587,6 +587,9 @@ static void lt_all_devices_summed(struct kunit *test)
 						GPUMEM_NO_LIMIT,
 						GPUMEM_LIMIT_MODE_ENFORCE), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
+	/* set over usage: its denials go on */
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied,
+			4ULL);
 
 	gpumem_limits_uncharge(&a);
 	gpumem_limits_uncharge(&a);
@@ -594,6 +597,15 @@ static void lt_all_devices_summed(struct kunit *test)
 	row = lt_row(test, lt_root(), GPUMEM_ALL_DEVICES);
 	KUNIT_EXPECT_TRUE(test, row.has_limit);
 	KUNIT_EXPECT_EQ(test, row.usage, 0ULL);
+	/* removed and set again with nothing charged: as a new limit */
+	KUNIT_ASSERT_EQ(test, gpumem_limits_del(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM), 0);
+	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
+						GPUMEM_REGION_VRAM, 16384,
+						GPUMEM_NO_LIMIT,
+						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied,
+			0ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage,
 			0ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV + 1).usage, 0ULL);
