@@ -1342,8 +1342,8 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		.recs = *recsp, .cap = *capp, .claim = claim,
 		.watch = gpumem_charge_watching(),
 	};
+	bool resized = false;
 	unsigned int tries;
-	bool again;
 	size_t need;
 	int ret = 0;
 
@@ -1362,16 +1362,16 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			f.nr = 0;	/* claimed records stay: not seen again */
 		f.over = 0;
 		mutex_lock(&gpumem_charges_walk_lock);
-		again = gpumem_charge_walk(gpumem_charge_note_orphan, &f);
+		resized = gpumem_charge_walk(gpumem_charge_note_orphan, &f);
 		mutex_unlock(&gpumem_charges_walk_lock);
 		/*
 		 * A report that saw a record twice (the table was resized)
 		 * counts again; a claim took each record once all the same.
 		 */
-		if (again && !claim) {
-			f.over = 1;	/* -EAGAIN if it keeps happening */
-			continue;
-		}
+		if (claim)
+			resized = false;
+		if (resized)
+			continue;	/* -EAGAIN if it keeps happening */
 		if (!f.over)
 			break;
 		need = f.nr + f.over + f.over / 4 + 16;
@@ -1386,7 +1386,7 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 		if (ret)
 			break;
 	}
-	if (!ret && f.over)
+	if (!ret && (f.over || resized))
 		ret = -EAGAIN;
 	if (f.kick)
 		gpumem_charge_tell_gone();

@@ -67,6 +67,13 @@ static struct gpumem_charge_req lt_req(u64 *cgids, u64 bytes)
 	};
 }
 
+/* Set an enforced max of @max (no high) on (@cgid, @minor) VRAM. */
+static int lt_max(u64 cgid, int minor, u64 max)
+{
+	return gpumem_limits_set(cgid, minor, GPUMEM_REGION_VRAM, max,
+				 GPUMEM_NO_LIMIT, GPUMEM_LIMIT_MODE_ENFORCE);
+}
+
 /* The row of (@cgid, @minor) from a fresh copy; has_limit=false if none. */
 static struct gpumem_limit_row lt_row(struct kunit *test, u64 cgid, int minor)
 {
@@ -127,10 +134,7 @@ static void lt_unused_kept_as_new(struct kunit *test)
 	u64 root = lt_root();	/* a limit needs a live cgroup */
 	size_t n;
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(root, LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(root, LT_DEV, 4096), 0);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).denied, 1ULL);
@@ -145,10 +149,7 @@ static void lt_unused_kept_as_new(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gpumem_limits_rows(&rows, &n, false), 0);
 	KUNIT_EXPECT_EQ(test, n, (size_t)0);
 	kvfree(rows);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(root, LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(root, LT_DEV, 4096), 0);
 	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).denied, 0ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, root, LT_DEV).usage, 0ULL);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
@@ -163,10 +164,7 @@ static void lt_max_enforce(struct kunit *test)
 	struct gpumem_hook_stats hs0, hs1;
 
 	gpumem_hook_stats_read(&hs0);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 8192,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 8192), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
@@ -204,10 +202,7 @@ static void lt_forced(struct kunit *test)
 	u64 cgids[2];
 	struct gpumem_charge_req req = lt_req(cgids, 8192);
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), LT_DEV, 4096), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
 	req.forced = true;
 	req.comm = "owner";
@@ -285,10 +280,7 @@ static void lt_overflow(struct kunit *test)
 	struct gpumem_charge_req small = lt_req(cgids, 4096);
 	struct gpumem_charge_req huge = lt_req(cgids, U64_MAX - 100);
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 1ULL << 40,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 1ULL << 40), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&small, false), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&huge, false), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, LT_DEV).usage, 4096ULL);
@@ -307,10 +299,7 @@ static void lt_removal(struct kunit *test)
 	struct gpumem_charge_req req = lt_req(cgids, 8192);
 	struct gpumem_limit_row row;
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), LT_DEV, 4096), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_del(lt_root(), LT_DEV,
 						GPUMEM_REGION_VRAM), 0);
@@ -322,10 +311,7 @@ static void lt_removal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row.max, GPUMEM_NO_LIMIT);
 	KUNIT_EXPECT_EQ(test, row.usage, 8192ULL);
 	/* a limit on a cgroup id that does not exist is refused */
-	KUNIT_EXPECT_EQ(test, gpumem_limits_set(LT_CHILD, LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), -ENOENT);
+	KUNIT_EXPECT_EQ(test, lt_max(LT_CHILD, LT_DEV, 4096), -ENOENT);
 	gpumem_limits_uncharge(&req);
 }
 
@@ -349,10 +335,7 @@ static void lt_update_keeps(struct kunit *test)
 						   GPUMEM_REGION_VRAM,
 						   &mode_only), -ENODATA);
 	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), LT_DEV, 4096), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_update(lt_root(), LT_DEV,
 						   GPUMEM_REGION_VRAM,
 						   &high_only), 0);
@@ -380,10 +363,7 @@ static void lt_lost_event_gap(struct kunit *test)
 	unsigned int i;
 	u64 last;
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 1,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 1), 0);
 	for (i = 0; i < ARRAY_SIZE(lt_events) + 2; i++)
 		KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
 	KUNIT_ASSERT_EQ(test, lt_count(), (unsigned int)ARRAY_SIZE(lt_events));
@@ -404,17 +384,11 @@ static void lt_device_gone(struct kunit *test)
 	u64 cgids[2];
 	struct gpumem_charge_req req = lt_req(cgids, 8192);
 
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), LT_DEV, 4096), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&req, false), -ENOSPC);
 	gpumem_limits_device_gone(LT_DEV);
 	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
-	KUNIT_EXPECT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 4096,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), -ENODEV);
+	KUNIT_EXPECT_EQ(test, lt_max(lt_root(), LT_DEV, 4096), -ENODEV);
 	KUNIT_EXPECT_FALSE(test, lt_row(test, lt_root(), LT_DEV).has_limit);
 	/* a new device with the same minor: no limit of the old one */
 	KUNIT_ASSERT_EQ(test, gpumem_limits_device_add(LT_DEV), 0);
@@ -542,10 +516,7 @@ static void lt_all_devices_summed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, usage, 0ULL);
 
 	/* a max on all devices: counted from the sum, 4096 left below it */
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 16384,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 16384), 0);
 	lt_all_node(test, lt_root(), &usage, &counted);
 	KUNIT_EXPECT_TRUE(test, counted);
 	KUNIT_EXPECT_EQ(test, usage, 12288ULL);
@@ -582,10 +553,7 @@ static void lt_all_devices_summed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), 0);
 	gpumem_limits_uncharge(&one);
 	/* set again at the sum: the next byte is beyond it */
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 16384,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 16384), 0);
 	KUNIT_EXPECT_EQ(test, gpumem_limits_charge(&one, false), -ENOSPC);
 	/* set over usage: its denials go on */
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied,
@@ -600,10 +568,7 @@ static void lt_all_devices_summed(struct kunit *test)
 	/* removed and set again with nothing charged: as a new limit */
 	KUNIT_ASSERT_EQ(test, gpumem_limits_del(lt_root(), GPUMEM_ALL_DEVICES,
 						GPUMEM_REGION_VRAM), 0);
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), GPUMEM_ALL_DEVICES,
-						GPUMEM_REGION_VRAM, 16384,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), GPUMEM_ALL_DEVICES, 16384), 0);
 	KUNIT_EXPECT_EQ(test, lt_row(test, lt_root(), GPUMEM_ALL_DEVICES).denied,
 			0ULL);
 	KUNIT_EXPECT_EQ(test, lt_row(test, LT_CHILD, GPUMEM_ALL_DEVICES).usage,
@@ -646,10 +611,7 @@ static void lt_root_summed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, usage, 8192ULL);
 
 	/* a max on the root's device: counted from the sum, 4096 below it */
-	KUNIT_ASSERT_EQ(test, gpumem_limits_set(lt_root(), LT_DEV,
-						GPUMEM_REGION_VRAM, 16384,
-						GPUMEM_NO_LIMIT,
-						GPUMEM_LIMIT_MODE_ENFORCE), 0);
+	KUNIT_ASSERT_EQ(test, lt_max(lt_root(), LT_DEV, 16384), 0);
 	KUNIT_ASSERT_EQ(test, gpumem_limits_get(lt_root(), LT_DEV,
 						GPUMEM_REGION_VRAM, &row), 0);
 	KUNIT_EXPECT_EQ(test, row.usage, 12288ULL);

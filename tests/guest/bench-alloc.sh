@@ -3,7 +3,8 @@
 # 1. A BO create+destroy loop (qxl VRAM, 64 KiB BOs, N=2000) timed by
 #    quota-alloc churn, gpumem not loaded vs loaded with a limit (never
 #    reached) on the loop's cgroup, alternating, ROUNDS rounds; prints the
-#    medians and their ratio (goal <= 1.05).
+#    medians and their ratio (goal <= 1.05), and the median of each round's
+#    loaded loop against the not-loaded one just before it (paired).
 # 2. The latency of a denied allocation (64 KiB over a 1-byte limit) with
 #    qxl VRAM full of another cgroup's buffers (TTM walks them looking for
 #    something to evict, the eviction guard refuses each), against the same
@@ -51,6 +52,7 @@ churn() {
 		print v["median_ns"], v["total_ns"] }' "$GM_TMP/churn.out"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median_f() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 log "part 1: $rounds rounds of $n x (create + destroy a 64 KiB qxl VRAM BO)"
 churn >/dev/null	# warm up (page cache, slabs)
@@ -75,6 +77,12 @@ echo "bench-alloc:   gpumem not loaded:         $moff ns/op median, loop $((toff
 echo "bench-alloc:   loaded, limit 1 GiB set:   $mon ns/op median, loop $((ton / 1000000)) ms (usage after: $usage)"
 awk -v a="$mon" -v b="$moff" -v c="$ton" -v d="$toff" 'BEGIN {
 	printf "bench-alloc:   ratio loaded/not loaded = %.3f per op (median), %.3f per loop (goal <= 1.05)\n", a / b, c / d }'
+# paired: each round's loaded loop against the not-loaded loop just before it
+# (a drift of the host between rounds cancels out)
+paired() { paste -d' ' "$1" "$2" | awk '{ print $2 / $1 }' | median_f; }
+paired_cost() { paste -d' ' "$1" "$2" | awk '{ print $2 - $1 }' | median; }
+cut -d' ' -f1 "$GM_TMP/off" >"$GM_TMP/off1"; cut -d' ' -f1 "$GM_TMP/on" >"$GM_TMP/on1"
+echo "bench-alloc:   paired by round: ratio $(paired "$GM_TMP/off1" "$GM_TMP/on1") per op (median of the rounds' ratios), $(paired_cost "$GM_TMP/off1" "$GM_TMP/on1") ns more per op (median)"
 "$CTL" limit clear "$L" >/dev/null
 
 # --- part 3: parallel loops ---------------------------------------------------
@@ -112,6 +120,7 @@ for P in 1 2 4; do
 	awk -v p="$P" -v a="$pon" -v b="$poff" 'BEGIN {
 		printf "bench-alloc:   P=%d: not loaded %d ns/op, loaded + limit %d ns/op, ratio %.3f%s\n", p, b, a, a / b,
 			p == 4 ? " (goal <= 1.05)" : "" }'
+	echo "bench-alloc:   P=$P paired by round: ratio $(paired "$GM_TMP/poff" "$GM_TMP/pon") (median of the rounds' ratios)"
 done
 
 # --- part 2: denied allocations -----------------------------------------------
