@@ -18,6 +18,7 @@
 #include "budget.h"
 #include "cgroup_lookup.h"
 #include "classify.h"
+#include "dmem.h"
 #include "fault_inject.h"
 #include "charge.h"
 #include "hook_stats.h"
@@ -430,6 +431,7 @@ static int gpumem_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "hook_%s %llu\n", gpumem_hook_stat_name(i),
 			   hs.count[i]);
 	seq_printf(m, "hook_live_records %llu\n", gpumem_charge_records());
+	seq_printf(m, "dmem_unwatched %llu\n", gpumem_dmem_unwatched());
 	seq_printf(m, "unattributed_records %llu\n",
 		   gpumem_charge_unattributed_records());
 	gpumem_charge_unattributed(gpumem_stats_unattributed, m);

@@ -418,15 +418,63 @@ static int gpumem_dmem_try_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * The calls watched at once, by default: at least 64, or twice the CPUs
+ * (the kernel's own default), set at gpumem_dmem_init().
+ * dmem_cgroup_try_charge() sleeps at most in an allocation; a call beyond
+ * them runs unwatched and is counted (gpumem_dmem_unwatched()).
+ */
+#define GPUMEM_DMEM_PROBE_SLOTS	64
+#define GPUMEM_DMEM_PROBE_SLOTS_MAX	4096
+
+/* Read once, at load (0444): 0 for the default above. */
+static unsigned int dmem_probe_slots;
+
+static int gpumem_param_set_slots(const char *val,
+				  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, GPUMEM_DMEM_PROBE_SLOTS_MAX);
+}
+
+static const struct kernel_param_ops gpumem_slots_ops = {
+	.set = gpumem_param_set_slots,
+	.get = param_get_uint,
+};
+
+module_param_cb(dmem_probe_slots, &gpumem_slots_ops, &dmem_probe_slots, 0444);
+MODULE_PARM_DESC(dmem_probe_slots,
+		 "calls of dmem_cgroup_try_charge() watched at once for dmem's refusals (0: at least 64, or twice the CPUs; at most 4096; read at load); the calls beyond are counted in the statistic dmem_unwatched");
+
 static struct kretprobe gpumem_dmem_probe = {
 	.kp.symbol_name = "dmem_cgroup_try_charge",
 	.entry_handler = gpumem_dmem_try_entry,
 	.handler = gpumem_dmem_try_ret,
 	.data_size = sizeof(struct gpumem_dmem_try),
-	.maxactive = 64,
+	.maxactive = GPUMEM_DMEM_PROBE_SLOTS,
 };
 
+/* Set once by gpumem_dmem_init(), before anyone reads the statistics. */
 static bool gpumem_dmem_probed;
+
+/**
+ * gpumem_dmem_unwatched() - calls of dmem_cgroup_try_charge() not watched
+ *
+ * The calls the probe missed: all its slots were taken (more calls at once
+ * than it watches), or the probe fired inside another probe's handler on
+ * the same CPU. A refusal among them was enforced by dmem but sent no
+ * event: this count says how many calls that may have been.
+ *
+ * Context: any.
+ * Return: their number since the module was loaded (0 without a probe).
+ */
+u64 gpumem_dmem_unwatched(void)
+{
+	if (!gpumem_dmem_probed)
+		return 0;
+	/* the kprobe core counts both without a lock: a moment's figure */
+	return (u64)READ_ONCE(gpumem_dmem_probe.nmissed) +
+	       READ_ONCE(gpumem_dmem_probe.kp.nmissed);
+}
 
 /**
  * gpumem_dmem_init() - watch dmem's refusals
@@ -438,8 +486,11 @@ static bool gpumem_dmem_probed;
  */
 int gpumem_dmem_init(void)
 {
-	int ret = register_kretprobe(&gpumem_dmem_probe);
+	int ret;
 
+	gpumem_dmem_probe.maxactive = dmem_probe_slots ?:
+		max_t(int, GPUMEM_DMEM_PROBE_SLOTS, 2 * num_possible_cpus());
+	ret = register_kretprobe(&gpumem_dmem_probe);
 	if (ret)
 		pr_warn("gpumem: no probe on dmem_cgroup_try_charge (%d): dmem's refusals are not reported\n",
 			ret);
@@ -459,9 +510,10 @@ void gpumem_dmem_exit(void)
 	if (!gpumem_dmem_probed)
 		return;
 	unregister_kretprobe(&gpumem_dmem_probe);
-	if (gpumem_dmem_probe.nmissed)
-		pr_warn("gpumem: %d calls of dmem_cgroup_try_charge went unwatched (more at once than the probe's %d)\n",
-			gpumem_dmem_probe.nmissed, gpumem_dmem_probe.maxactive);
+	if (gpumem_dmem_unwatched())
+		pr_warn("gpumem: %llu calls of dmem_cgroup_try_charge went unwatched (more at once than the probe's %d)\n",
+			gpumem_dmem_unwatched(), gpumem_dmem_probe.maxactive);
+	gpumem_dmem_probed = false;
 }
 #else
 int gpumem_dmem_init(void)
@@ -472,6 +524,11 @@ int gpumem_dmem_init(void)
 
 void gpumem_dmem_exit(void)
 {
+}
+
+u64 gpumem_dmem_unwatched(void)
+{
+	return 0;
 }
 #endif /* CONFIG_KRETPROBES */
 
@@ -498,6 +555,11 @@ int gpumem_dmem_init(void)
 
 void gpumem_dmem_exit(void)
 {
+}
+
+u64 gpumem_dmem_unwatched(void)
+{
+	return 0;
 }
 #endif /* GPUMEM_HAVE_DMEM */
 

@@ -32,6 +32,7 @@ extern const struct gpumem_device_listener gpumem_dmem_listener;
 
 int gpumem_dmem_init(void);
 void gpumem_dmem_exit(void);
+u64 gpumem_dmem_unwatched(void);
 unsigned int gpumem_dmem_regions(int minor, u8 region,
 				 struct gpumem_dmem_info *info,
 				 unsigned int max);

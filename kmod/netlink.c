@@ -873,8 +873,11 @@ static int gpumem_nl_put_hook_stats(struct sk_buff *msg)
 		if (gpumem_nl_put_u64(msg, gpumem_nl_hook_attrs[i], hs.count[i],
 				      GPUMEM_A_STATS_PAD))
 			return -EMSGSIZE;
-	return gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LIVE_RECORDS,
-				 gpumem_charge_records(), GPUMEM_A_STATS_PAD);
+	if (gpumem_nl_put_u64(msg, GPUMEM_A_STATS_LIVE_RECORDS,
+			      gpumem_charge_records(), GPUMEM_A_STATS_PAD))
+		return -EMSGSIZE;
+	return gpumem_nl_put_u64(msg, GPUMEM_A_STATS_DMEM_UNWATCHED,
+				 gpumem_dmem_unwatched(), GPUMEM_A_STATS_PAD);
 }
 
 int gpumem_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)

@@ -34,6 +34,13 @@
 #                          afterwards; once the old instance is released, a
 #                          bind registers them again and a new placement is
 #                          charged to them
+#   dmem-unwatched         the calls of dmem_cgroup_try_charge() gpumem's
+#                          probe missed are counted (statistic
+#                          dmem_unwatched): none one at a time with the
+#                          default slots; loaded with dmem_probe_slots=1, four
+#                          allocating loops at once miss some, never more
+#                          than the placements they made; 4097 slots are
+#                          refused at load
 # Unbinding qxl trips two driver bugs of 7.3 in code gpumem does not call
 # (qxl never frees its interrupt: KASAN use-after-free in qxl_irq_handler;
 # TTM's pool types never list_lru_destroy() their lists: 43 kmemleak
@@ -46,7 +53,7 @@ require_gpumem
 case $(uname -r) in
 *-gpumem-test) dmem_kernel=1
 	CASES="dmem-default-none dmem-provider-regions dmem-current-exact dmem-max-denies
-dmem-one-enforcer dmem-unload-live dmem-unbind-live" ;;
+dmem-one-enforcer dmem-unload-live dmem-unbind-live dmem-unwatched" ;;
 *) dmem_kernel=0
 	CASES="dmem-absent" ;;
 esac
@@ -80,7 +87,8 @@ trap 'restore_gpumem; _gm_cleanup' EXIT
 D=$GM_CGROOT/gpumem-dm-d
 E=$GM_CGROOT/gpumem-dm-e
 F=$GM_CGROOT/gpumem-dm-f
-quota_setup "$D" "$E" "$F"
+U=$GM_CGROOT/gpumem-dm-u
+quota_setup "$D" "$E" "$F" "$U"
 qpci=$(basename "$(readlink -f "/sys/class/drm/$qxl/device")")
 log "qxl: $qxl at $qpci"
 R0=drm/$qpci/vram0
@@ -106,6 +114,9 @@ if [ $dmem_kernel = 0 ]; then
 	[ -e "$GM_CGROOT/dmem.capacity" ] && tc_fail "this kernel has dmem.capacity: $(cat "$GM_CGROOT/dmem.capacity")"
 	[ -e /sys/module/gpumem/parameters/dmem_provider ] &&
 		tc_fail "gpumem has a dmem_provider parameter on a kernel without dmem"
+	[ -e /sys/module/gpumem/parameters/dmem_probe_slots ] &&
+		tc_fail "gpumem has a dmem_probe_slots parameter on a kernel without dmem"
+	tc_eq "statistic dmem_unwatched on a kernel without dmem" "$(stat_value dmem_unwatched)" 0
 	"$CTL" devices --json >"$GM_TMP/dev.json" 2>&1 || tc_fail "gpumemctl devices: $(cat "$GM_TMP/dev.json")"
 	grep -q dmem "$GM_TMP/dev.json" && tc_fail "dmem keys in gpumemctl devices --json"
 	"$CTL" devices >"$GM_TMP/dev.txt" 2>&1
@@ -279,6 +290,40 @@ if echo "$qpci" >"$qdrv/bind"; then
 else
 	tc_fail "bind $qpci to qxl again failed"
 fi
+tc_end
+
+tc_begin dmem-unwatched
+# since the load of dmem-unload-live: one placement at a time
+tc_eq "calls unwatched, one at a time, default slots" "$(stat_value dmem_unwatched)" 0
+rmmod gpumem 2>"$GM_TMP/rmmod.err" || tc_fail "rmmod gpumem: $(cat "$GM_TMP/rmmod.err")"
+if load_gpumem dmem_provider=1 dmem_probe_slots=4097; then
+	tc_fail "gpumem loaded with dmem_probe_slots=4097"
+	rmmod gpumem
+fi
+dmesg | tail -n 20 | grep -qF "invalid for parameter \`dmem_probe_slots'" ||
+	tc_fail "no message for dmem_probe_slots=4097: $(dmesg | tail -n 3 | tr '\n' ' ')"
+load_gpumem dmem_provider=1 dmem_probe_slots=1 ||
+	tc_fail "modprobe gpumem dmem_provider=1 dmem_probe_slots=1: $(cat "$GM_TMP/modprobe.err")"
+tc_eq "dmem_probe_slots" "$(cat /sys/module/gpumem/parameters/dmem_probe_slots)" 1
+wait_for regions_are 2 || tc_fail "qxl's regions after the reload: $(grep "^drm/$qpci/" "$GM_CGROOT/dmem.capacity" | tr '\n' ' ')"
+un=300 upids=
+for i in 1 2 3 4; do
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" churn -n "$3" -s 64K -c gm-dm-u' sh "$U" "$QA" "$un" \
+		>"$GM_TMP/u.$i" 2>&1 8>&- &
+	upids="$upids $!"
+done
+for p in $upids; do
+	wait "$p" || tc_fail "churn loop $p failed: $(cat "$GM_TMP"/u.*)"
+done
+made=$(cat "$GM_TMP"/u.* | awk '$1 == "CHURN" { n++ } END { print n + 0 }')
+tc_eq "churn loops that finished" "$made" 4
+u=$(stat_value dmem_unwatched)
+log "4 loops x $un placements at once, 1 slot: $u calls unwatched"
+[ "${u:-0}" -gt 0 ] || tc_fail "4 loops at once with one slot: no call went unwatched ($u)"
+# each create is one VRAM placement (qxl's bounce is in system memory)
+[ "${u:-0}" -le $((4 * un)) ] || tc_fail "more calls unwatched ($u) than the loops' placements ($((4 * un)))"
+tc_eq "U's dmem.current after the loops" "$(dmem_val "$U/dmem.current" "$R0")" 0
+tc_eq "U's gpumem usage after the loops" "$(cg_usage /gpumem-dm-u all)" 0
 tc_end
 
 finish

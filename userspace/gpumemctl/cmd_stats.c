@@ -24,8 +24,11 @@ static const char help[] =
 	"no memory), hook_denied (placements a limit refused), hook_guard_refused\n"
 	"(evictions the eviction guard refused), hook_events_sent,\n"
 	"hook_events_suppressed (rate limit) and hook_events_lost (sequence gaps),\n"
-	"and hook_live_records (charge records alive now); - (JSON: null) from a\n"
-	"module without them.\n"
+	"hook_unattributed (placements charged to nobody), hook_resv_released\n"
+	"(reservations a driver kept after a denial, released by gpumem),\n"
+	"hook_live_records (charge records alive now), and dmem_unwatched (calls of\n"
+	"dmem_cgroup_try_charge() gpumem's probe missed: a dmem refusal among them\n"
+	"sent no event); - (JSON: null or left out) from a module without them.\n"
 	"\n"
 	"  -j, --json    one JSON object with those keys\n";
 

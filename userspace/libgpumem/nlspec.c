@@ -185,6 +185,7 @@ const struct nla_policy gm_spec_stats_policy[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_LIVE_RECORDS] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_UNATTRIBUTED] = { .type = NLA_U64 },
 	[GPUMEM_A_STATS_RESV_RELEASED] = { .type = NLA_U64 },
+	[GPUMEM_A_STATS_DMEM_UNWATCHED] = { .type = NLA_U64 },
 };
 
 const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
@@ -207,6 +208,7 @@ const char *const gm_spec_stats_names[GPUMEM_A_STATS_MAX + 1] = {
 	[GPUMEM_A_STATS_LIVE_RECORDS] = "live-records",
 	[GPUMEM_A_STATS_UNATTRIBUTED] = "unattributed",
 	[GPUMEM_A_STATS_RESV_RELEASED] = "resv-released",
+	[GPUMEM_A_STATS_DMEM_UNWATCHED] = "dmem-unwatched",
 };
 
 const struct nla_policy gm_spec_limit_policy[GPUMEM_A_LIMIT_MAX + 1] = {

@@ -71,6 +71,9 @@ static const struct gm_field stats_fields[] = {
 	{ STAT("hook_resv_released", RESV_RELEASED, gm_get_attr_u64),
 	  .metric = "gpumem_hook_resv_released_total", .flags = GM_F_COUNTER | GM_F_OMIT,
 	  .help = "Buffer reservations a driver kept after a denied placement, released by the module." },
+	{ STAT("dmem_unwatched", DMEM_UNWATCHED, gm_get_attr_u64),
+	  .metric = "gpumem_dmem_unwatched_total", .flags = GM_F_COUNTER | GM_F_OMIT,
+	  .help = "Calls of the kernel's dmem_cgroup_try_charge() the module's probe missed: a dmem refusal among them sent no event." },
 };
 
 struct gm_fields gm_stats_fieldset(void)

@@ -805,6 +805,7 @@ static int fake_run(struct nl_msg *req)
 		put_u64(m, GPUMEM_A_STATS_LIVE_RECORDS, 71, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_UNATTRIBUTED, 13, GPUMEM_A_STATS_PAD);
 		put_u64(m, GPUMEM_A_STATS_RESV_RELEASED, 3, GPUMEM_A_STATS_PAD);
+		put_u64(m, GPUMEM_A_STATS_DMEM_UNWATCHED, 7, GPUMEM_A_STATS_PAD);
 		emit(m);
 		break;
 	}

@@ -359,11 +359,12 @@ void test_commands(const char *fake)
 	       "hook_events_lost        2\n"
 	       "hook_live_records       71\n"
 	       "hook_unattributed       13\n"
-	       "hook_resv_released      3\n");
+	       "hook_resv_released      3\n"
+	       "dmem_unwatched          7\n");
 	golden(fake, ARGS("stats", "--json"),
 	       "{\"walks\":12,\"walks_failed\":0,\"last_walk_ns\":1234567,\"last_walk_clients\":4,\"last_walk_bos\":100,\"last_walk_skipped\":2,\"devices\":3,"
 	       "\"hook_charged\":501,\"hook_uncharged\":430,\"hook_charge_failed\":5,\"hook_denied\":17,\"hook_guard_refused\":23,"
-	       "\"hook_events_sent\":29,\"hook_events_suppressed\":6,\"hook_events_lost\":2,\"hook_live_records\":71,\"hook_unattributed\":13,\"hook_resv_released\":3}\n");
+	       "\"hook_events_sent\":29,\"hook_events_suppressed\":6,\"hook_events_lost\":2,\"hook_live_records\":71,\"hook_unattributed\":13,\"hook_resv_released\":3,\"dmem_unwatched\":7}\n");
 
 	run_fake(fake, NULL, &r, ARGS("export", "--prometheus"));
 	result(r.status == 0, "export --prometheus (charged view): exit 0");

@@ -24,9 +24,11 @@ hook_want=
 # (in the spec's attribute order: the records gauge, then the later counters)
 for m in charged:501 uncharged:430 charge_failed:5 denied:17 guard_refused:23 \
 	events_sent:29 events_suppressed:6 events_lost:2 records:71 unattributed:13 \
-	resv_released:3; do
+	resv_released:3 dmem_unwatched:7; do
 	if [ "${m%%:*}" = records ]; then
 		hook_want+="# TYPE gpumem_charge_records gauge gpumem_charge_records ${m#*:} "
+	elif [ "${m%%:*}" = dmem_unwatched ]; then
+		hook_want+="# TYPE gpumem_dmem_unwatched_total counter gpumem_dmem_unwatched_total ${m#*:} "
 	else
 		hook_want+="# TYPE gpumem_hook_${m%%:*}_total counter gpumem_hook_${m%%:*}_total ${m#*:} "
 	fi
