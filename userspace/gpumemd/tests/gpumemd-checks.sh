@@ -54,8 +54,8 @@ gpumemd_checks() {
 		fail gpumemd-metrics "without the module: not gpumem_up 0 alone, or promtool: $out"
 	elif ! grep -qx 'gpumem_up 1' "$d/gd.prom" || [ ! -s "$d/ctl.sorted" ]; then
 		fail gpumemd-metrics "no gpumem_up 1, or gpumemctl export printed nothing"
-	elif [ "$(grep -E '^(# TYPE )?gpumem_(hook_|charge_records)' "$d/gd.prom" | tr '\n' ' ')" != "$hook_want" ]; then
-		fail gpumemd-metrics "hook statistics (the fake kernel's distinct values): $(grep -E '^gpumem_(hook_|charge_records)' "$d/gd.prom" | tr '\n' ' ')"
+	elif [ "$(grep -E '^(# TYPE )?gpumem_(hook_|charge_records|dmem_unwatched)' "$d/gd.prom" | tr '\n' ' ')" != "$hook_want" ]; then
+		fail gpumemd-metrics "hook statistics (the fake kernel's distinct values): $(grep -E '^gpumem_(hook_|charge_records|dmem_unwatched)' "$d/gd.prom" | tr '\n' ' ')"
 	elif [ -n "$missing" ]; then
 		printf '%s\n' "$missing" | head -n 20 >&2
 		fail gpumemd-metrics "$(grep -c . <<<"$missing") line(s) of gpumemctl export not in gpumemd's scrape"
