@@ -217,9 +217,10 @@ static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager 
 /*
  * @man's hook with a reference on its TTM device's count, or NULL when the
  * device is being detached: then *@orig is the driver's table to pass the
- * call to (NULL if @man has no hook at all, which cannot happen).
+ * call to (NULL if @man has no hook at all, which cannot happen). Inlined:
+ * every allocation and free of a hooked manager starts here.
  */
-static struct gpumem_man_hook *
+static __always_inline struct gpumem_man_hook *
 gpumem_man_hook_get(struct ttm_resource_manager *man,
 		    const struct ttm_resource_manager_func **orig)
 {
@@ -349,7 +350,12 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 	limit = div_u64(cap * pct, 100);
 	low = div_u64(cap * (pct - min(hyst, pct)), 100);
 	if (usage < low || (!hyst && usage <= limit)) {
-		clear_bit(h->region, &hk->threshold_above);
+		/*
+		 * Read first: an atomic write by every allocation would move
+		 * the line between the CPUs that allocate on the device.
+		 */
+		if (test_bit(h->region, &hk->threshold_above))
+			clear_bit(h->region, &hk->threshold_above);
 		return;
 	}
 	if (usage <= limit)
@@ -428,6 +434,16 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	 * record may point at it.
 	 */
 	if (!bo->base.dev) {
+		ret = h->orig->alloc(man, bo, place, res);
+		goto out;
+	}
+	/*
+	 * qxl creates every buffer through a system bounce: a temporary
+	 * placement of a buffer without a resource yet has no owner to carry
+	 * and is not counted (gpumem_charge_new() would record nothing).
+	 */
+	if (!h->counted && !bo->resource &&
+	    (place->flags & TTM_PL_FLAG_TEMPORARY)) {
 		ret = h->orig->alloc(man, bo, place, res);
 		goto out;
 	}
