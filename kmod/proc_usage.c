@@ -239,7 +239,8 @@ gpumem_proc_usage_get_charge(struct pid *pid, const char comm[TASK_COMM_LEN],
 		if (!fresh)
 			return NULL;
 	}
-	kfree(fresh);	/* created by a racing caller meanwhile */
+	if (unlikely(fresh))
+		kfree(fresh);	/* created by a racing caller meanwhile */
 	return pu;
 }
 
