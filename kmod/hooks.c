@@ -348,21 +348,24 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 		usage += READ_ONCE(hk->tmans[h->region][i]->usage);
 	cap = READ_ONCE(hk->tcap[h->region]);
 	limit = div_u64(cap * pct, 100);
-	low = div_u64(cap * (pct - min(hyst, pct)), 100);
-	if (usage < low || (!hyst && usage <= limit)) {
-		/*
-		 * Read first: an atomic write by every allocation would move
-		 * the line between the CPUs that allocate on the device.
-		 */
-		if (test_bit(h->region, &hk->threshold_above))
-			clear_bit(h->region, &hk->threshold_above);
+	if (usage > limit) {
+		if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
+			gpumem_threshold_event(READ_ONCE(hk->minor), h->region,
+					       usage, bytes, limit);
 		return;
 	}
-	if (usage <= limit)
-		return;		/* between the marks: armed or not, as it was */
-	if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
-		gpumem_threshold_event(READ_ONCE(hk->minor), h->region, usage,
-				       bytes, limit);
+	/*
+	 * At or below the threshold: only an event that fired is re-armed,
+	 * below the low mark (at once without one). Read first: an atomic
+	 * write by every allocation would move the line between the CPUs
+	 * that allocate on the device.
+	 */
+	if (!test_bit(h->region, &hk->threshold_above))
+		return;
+	low = div_u64(cap * (pct - min(hyst, pct)), 100);
+	if (!hyst || usage < low)
+		clear_bit(h->region, &hk->threshold_above);
+	/* else between the marks: stays disarmed */
 }
 
 /*
