@@ -438,8 +438,9 @@ static void gpumem_charge_free(struct gpumem_charge *c)
  * buffer (an inert record, or one for a resource of another buffer at a
  * reused address, is not). Caller holds rcu_read_lock().
  */
-static struct gpumem_charge *gpumem_charge_owner(const struct ttm_resource *prev,
-						 const struct drm_gem_object *obj)
+static __always_inline struct gpumem_charge *
+gpumem_charge_owner(const struct ttm_resource *prev,
+		    const struct drm_gem_object *obj)
 {
 	struct gpumem_charge *c;
 
@@ -841,7 +842,7 @@ static void gpumem_charge_finish(struct gpumem_charge *c, bool linked)
 }
 
 /* Take @c out of the table: true if this caller did (it then finishes @c). */
-static bool gpumem_charge_unlink(struct gpumem_charge *c)
+static __always_inline bool gpumem_charge_unlink(struct gpumem_charge *c)
 {
 	return !rhashtable_remove_fast(&gpumem_charges, &c->rnode,
 				       gpumem_charge_params);

@@ -16,12 +16,8 @@
 #include <linux/string.h>
 #include "hook_stats.h"
 
-/* One CPU's counters. */
-struct gpumem_hook_counts {
-	u64 count[GPUMEM_HOOK_NR_STATS];
-};
-
-static DEFINE_PER_CPU(struct gpumem_hook_counts, gpumem_hook_counts);
+/* Every CPU's counters (gpumem_hook_stats_inc() is inline, hook_stats.h). */
+DEFINE_PER_CPU(struct gpumem_hook_counts, gpumem_hook_counts);
 
 /* The names of the counters (debugfs stats: "hook_" and this). */
 static const char *const gpumem_hook_stat_names[GPUMEM_HOOK_NR_STATS] = {
@@ -36,19 +32,6 @@ static const char *const gpumem_hook_stat_names[GPUMEM_HOOK_NR_STATS] = {
 	[GPUMEM_HOOK_UNATTRIBUTED] = "unattributed",
 	[GPUMEM_HOOK_RESV_RELEASED] = "resv_released",
 };
-
-/**
- * gpumem_hook_stats_inc() - count one occurrence
- * @stat: the counter
- *
- * Context: any (a per-CPU increment: no lock, no sleep).
- */
-void gpumem_hook_stats_inc(enum gpumem_hook_stat stat)
-{
-	if (WARN_ON_ONCE((unsigned int)stat >= GPUMEM_HOOK_NR_STATS))
-		return;
-	this_cpu_inc(gpumem_hook_counts.count[stat]);
-}
 
 /**
  * gpumem_hook_stats_read() - the counters now

@@ -6,6 +6,8 @@
 #ifndef GPUMEM_HOOK_STATS_H
 #define GPUMEM_HOOK_STATS_H
 
+#include <linux/bug.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 /**
@@ -60,7 +62,29 @@ struct gpumem_hook_stats {
 	u64 count[GPUMEM_HOOK_NR_STATS];
 };
 
-void gpumem_hook_stats_inc(enum gpumem_hook_stat stat);
+/* One CPU's counters: hook_stats.c's, incremented inline below. */
+struct gpumem_hook_counts {
+	u64 count[GPUMEM_HOOK_NR_STATS];
+};
+
+DECLARE_PER_CPU(struct gpumem_hook_counts, gpumem_hook_counts);
+
+/**
+ * gpumem_hook_stats_inc() - count one occurrence
+ * @stat: the counter
+ *
+ * Inline: every placement and free is counted, and a call costs more
+ * than the increment.
+ *
+ * Context: any (a per-CPU increment: no lock, no sleep).
+ */
+static inline void gpumem_hook_stats_inc(enum gpumem_hook_stat stat)
+{
+	if (WARN_ON_ONCE((unsigned int)stat >= GPUMEM_HOOK_NR_STATS))
+		return;
+	this_cpu_inc(gpumem_hook_counts.count[stat]);
+}
+
 void gpumem_hook_stats_read(struct gpumem_hook_stats *st);
 const char *gpumem_hook_stat_name(enum gpumem_hook_stat stat);
 

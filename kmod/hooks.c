@@ -40,16 +40,20 @@
  * could not tell a second hook in the chain from the first.
  *
  * Lifetime: a wrapper may be running, or about to run, when its table is
- * restored. Every wrapper finds its hook under rcu_read_lock() and takes a
- * reference on its TTM device's in-flight count (struct gpumem_ttm_hook, a
- * percpu_ref) before it leaves that section, and holds it for its whole
- * run; once the count is killed, a wrapper that comes late gets no
- * reference and passes the call straight to the driver. Unhooking
- * restores the pointers, kills the count, waits for an RCU-tasks grace
- * period (every task that loaded an old pointer has passed its tryget:
- * nothing between the load and the tryget can sleep), waits for the
- * references taken before the kill (other devices' traffic, and calls that
- * start later, never hold it up), and then frees the copies. Module exit
+ * restored. Every wrapper finds its hook under rcu_read_lock() and, unless
+ * the hook is dying, counts itself in its TTM device's per-CPU in-flight
+ * count (struct gpumem_ttm_hook) before it leaves that section, and stays
+ * counted for its whole run; a wrapper that finds the hook dying passes
+ * the call straight to the driver. Unhooking restores the pointers, marks
+ * the hook dying, waits for an RCU grace period (every wrapper that did not
+ * see the mark has counted itself) and an RCU-tasks grace period (every
+ * task that loaded an old pointer has passed that point: nothing between
+ * the load and the count can sleep), waits until the count's sum over the
+ * CPUs is zero (the wrappers that started before; other devices' traffic,
+ * and calls that start later, never hold it up), and then frees the copies
+ * (after another grace period: the wrappers' last reads come before their
+ * decrement). A wrapper leaves the count with one per-CPU decrement, no RCU
+ * section (a percpu_ref's put takes one). Module exit
  * waits for another RCU-tasks grace period (the wrappers' last
  * instructions) before the text goes away. A device unbound while hooked
  * removes its minors (each a user going, the last one unhooks) before its
@@ -70,8 +74,8 @@
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
-#include <linux/completion.h>
-#include <linux/percpu-refcount.h>
+#include <linux/delay.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "compat.h"
@@ -106,8 +110,10 @@ MODULE_PARM_DESC(threshold_hyst_pct, "a device-threshold is re-armed once the re
  * struct gpumem_ttm_hook - the wrappers of one TTM device, as a whole
  * @node: entry in gpumem_ttm_hooks
  * @rcu: for freeing after the readers of the list
- * @inflight: every wrapper of the device holds a reference while it runs
- * @drained: completed when the killed count has no reference left
+ * @inflight: per CPU, wrappers of the device that entered there minus
+ *	those that left there: the sum over the CPUs is the wrappers running
+ *	(see the top of this file)
+ * @dying: no wrapper enters from now on (set once, when unhooking)
  * @bdev: the TTM device
  * @orig: its original function table
  * @funcs: the copy bdev->funcs points to while hooked
@@ -138,8 +144,8 @@ MODULE_PARM_DESC(threshold_hyst_pct, "a device-threshold is re-armed once the re
 struct gpumem_ttm_hook {
 	struct list_head node;
 	struct rcu_head rcu;
-	struct percpu_ref inflight;
-	struct completion drained;
+	long __percpu *inflight;
+	bool dying;
 	struct ttm_device *bdev;
 	const struct ttm_device_funcs *orig;
 	struct ttm_device_funcs funcs;
@@ -192,6 +198,41 @@ static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 					  const struct ttm_place *place);
 
 /*
+ * Count a wrapper of @hk as running, unless @hk is dying. Caller holds
+ * rcu_read_lock(): gpumem_ttm_unhook() waits for a grace period after it
+ * marks @hk dying, so every wrapper that did not see the mark is counted.
+ */
+static __always_inline bool gpumem_hook_enter(struct gpumem_ttm_hook *hk)
+{
+	if (READ_ONCE(hk->dying))
+		return false;
+	this_cpu_inc(*hk->inflight);
+	return true;
+}
+
+/* A wrapper of @hk that entered is done: its last use of @hk and its hooks. */
+static __always_inline void gpumem_hook_leave(struct gpumem_ttm_hook *hk)
+{
+	this_cpu_dec(*hk->inflight);
+}
+
+/* Whether a wrapper of @hk (dying, a grace period ago) still runs. */
+static bool gpumem_hook_running(struct gpumem_ttm_hook *hk)
+{
+	long sum = 0;
+	int cpu;
+
+	/*
+	 * No wrapper enters any more: the counts only fall, so a sum read one
+	 * CPU after the other is never below the true one, and zero only once
+	 * every wrapper left.
+	 */
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(hk->inflight, cpu));
+	return sum != 0;
+}
+
+/*
  * @man's hook, under rcu_read_lock(). O(1) while @man is hooked: man->func
  * is then the hook's own copy (freed only after a grace period that follows
  * the restore of man->func); the list is searched only for a manager whose
@@ -217,9 +258,10 @@ static struct gpumem_man_hook *gpumem_man_hook_find(struct ttm_resource_manager 
 /*
  * @man's hook with a reference on its TTM device's count, or NULL when the
  * device is being detached: then *@orig is the driver's table to pass the
- * call to (NULL if @man has no hook at all, which cannot happen).
+ * call to (NULL if @man has no hook at all, which cannot happen). Inlined:
+ * every allocation and free of a hooked manager starts here.
  */
-static struct gpumem_man_hook *
+static __always_inline struct gpumem_man_hook *
 gpumem_man_hook_get(struct ttm_resource_manager *man,
 		    const struct ttm_resource_manager_func **orig)
 {
@@ -228,8 +270,7 @@ gpumem_man_hook_get(struct ttm_resource_manager *man,
 	rcu_read_lock();
 	h = gpumem_man_hook_find(man);
 	*orig = h ? h->orig : NULL;
-	/* already in an RCU section: no second one (this runs 4 times an op) */
-	if (h && !percpu_ref_tryget_live_rcu(&h->hk->inflight))
+	if (h && !gpumem_hook_enter(h->hk))
 		h = NULL;
 	rcu_read_unlock();
 	return h;
@@ -260,18 +301,10 @@ gpumem_ttm_hook_get(struct ttm_device *bdev,
 		}
 	}
 	*orig = found ? found->orig : NULL;
-	if (found && !percpu_ref_tryget_live_rcu(&found->inflight))
+	if (found && !gpumem_hook_enter(found))
 		found = NULL;
 	rcu_read_unlock();
 	return found;
-}
-
-static void gpumem_hook_dev_drained(struct percpu_ref *ref)
-{
-	struct gpumem_ttm_hook *hk =
-		container_of(ref, struct gpumem_ttm_hook, inflight);
-
-	complete(&hk->drained);
 }
 
 /*
@@ -347,16 +380,24 @@ static void gpumem_threshold_check(struct gpumem_man_hook *h, u64 bytes,
 		usage += READ_ONCE(hk->tmans[h->region][i]->usage);
 	cap = READ_ONCE(hk->tcap[h->region]);
 	limit = div_u64(cap * pct, 100);
-	low = div_u64(cap * (pct - min(hyst, pct)), 100);
-	if (usage < low || (!hyst && usage <= limit)) {
-		clear_bit(h->region, &hk->threshold_above);
+	if (usage > limit) {
+		if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
+			gpumem_threshold_event(READ_ONCE(hk->minor), h->region,
+					       usage, bytes, limit);
 		return;
 	}
-	if (usage <= limit)
-		return;		/* between the marks: armed or not, as it was */
-	if (alloc && !test_and_set_bit(h->region, &hk->threshold_above))
-		gpumem_threshold_event(READ_ONCE(hk->minor), h->region, usage,
-				       bytes, limit);
+	/*
+	 * At or below the threshold: only an event that fired is re-armed,
+	 * below the low mark (at once without one). Read first: an atomic
+	 * write by every allocation would move the line between the CPUs
+	 * that allocate on the device.
+	 */
+	if (!test_bit(h->region, &hk->threshold_above))
+		return;
+	low = div_u64(cap * (pct - min(hyst, pct)), 100);
+	if (!hyst || usage < low)
+		clear_bit(h->region, &hk->threshold_above);
+	/* else between the marks: stays disarmed */
 }
 
 /*
@@ -431,6 +472,16 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 		ret = h->orig->alloc(man, bo, place, res);
 		goto out;
 	}
+	/*
+	 * qxl creates every buffer through a system bounce: a temporary
+	 * placement of a buffer without a resource yet has no owner to carry
+	 * and is not counted (gpumem_charge_new() would record nothing).
+	 */
+	if (!h->counted && !bo->resource &&
+	    (place->flags & TTM_PL_FLAG_TEMPORARY)) {
+		ret = h->orig->alloc(man, bo, place, res);
+		goto out;
+	}
 	pl.obj = &bo->base;
 	pl.prev = bo->resource;	/* stable: TTM holds the reservation */
 	/* the charging device of the TTM device (see gpumem_hooks_detach()) */
@@ -470,7 +521,7 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	if (pl.counted)
 		gpumem_threshold_check(h, bo->base.size, true);
 out:
-	percpu_ref_put(&h->hk->inflight);
+	gpumem_hook_leave(h->hk);
 	return ret;
 }
 
@@ -496,7 +547,7 @@ static void gpumem_hook_free(struct ttm_resource_manager *man,
 	/* a free only re-arms the event: nothing to do below the threshold */
 	if (h->counted && test_bit(h->region, &h->hk->threshold_above))
 		gpumem_threshold_check(h, 0, false);
-	percpu_ref_put(&h->hk->inflight);
+	gpumem_hook_leave(h->hk);
 }
 
 static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
@@ -519,7 +570,7 @@ static bool gpumem_hook_eviction_valuable(struct ttm_buffer_object *bo,
 		ret = found->orig->eviction_valuable(bo, place);
 	else
 		ret = ttm_bo_eviction_valuable(bo, place);
-	percpu_ref_put(&found->inflight);
+	gpumem_hook_leave(found);
 	return ret;
 }
 
@@ -545,7 +596,7 @@ static void gpumem_hook_evict_flags(struct ttm_buffer_object *bo,
 	if (bo->base.dev)	/* a GEM object: see gpumem_hook_alloc() */
 		gpumem_charge_evicting(bo->resource, &bo->base);
 	found->orig->evict_flags(bo, placement);
-	percpu_ref_put(&found->inflight);
+	gpumem_hook_leave(found);
 }
 
 /* Whether @man has a hook (maybe stranded). Caller holds gpumem_hooks_lock. */
@@ -649,12 +700,11 @@ static struct gpumem_ttm_hook *gpumem_ttm_hook_new(struct gpumem_device *gdev)
 	hk = kzalloc(sizeof(*hk), GFP_KERNEL);
 	if (!hk)
 		return NULL;
-	if (percpu_ref_init(&hk->inflight, gpumem_hook_dev_drained, 0,
-			    GFP_KERNEL)) {
+	hk->inflight = alloc_percpu(long);
+	if (!hk->inflight) {
 		kfree(hk);
 		return NULL;
 	}
-	init_completion(&hk->drained);
 	spin_lock_init(&hk->frag_lock);
 	INIT_LIST_HEAD(&hk->users);
 	hk->bdev = bdev;
@@ -764,15 +814,18 @@ static bool gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 	    !gpumem_restore_bdev_funcs(hk->bdev, &hk->funcs, hk->orig))
 		stranded = true;
 	/*
-	 * No wrapper gets a reference from now on. Every task that loaded an
-	 * old pointer has passed its tryget after an RCU-tasks grace period
-	 * (nothing before it sleeps); then the references taken before the
-	 * kill drain. Both waits are finite: new calls take the restored
-	 * tables, and late wrappers pass their calls to the driver uncounted.
+	 * No wrapper enters from now on. Every wrapper that did not see the
+	 * mark has counted itself after an RCU grace period, every task that
+	 * loaded an old pointer has passed that point after an RCU-tasks
+	 * grace period (nothing before it sleeps); then the wrappers counted
+	 * leave. The waits are finite: new calls take the restored tables,
+	 * and late wrappers pass their calls to the driver uncounted.
 	 */
-	percpu_ref_kill(&hk->inflight);
+	WRITE_ONCE(hk->dying, true);
+	synchronize_rcu();
 	synchronize_rcu_tasks();
-	wait_for_completion(&hk->drained);
+	while (gpumem_hook_running(hk))
+		usleep_range(500, 1000);
 	if (stranded) {
 		/* found by the other's table through the lists, forever */
 		hk->stranded = true;
@@ -795,8 +848,12 @@ static bool gpumem_ttm_unhook(struct gpumem_ttm_hook *hk)
 /* Free @hk, unhooked by gpumem_ttm_unhook(), without gpumem_hooks_lock. */
 static void gpumem_ttm_hook_free(struct gpumem_ttm_hook *hk)
 {
-	synchronize_rcu();	/* no list walker can still reach hk */
-	percpu_ref_exit(&hk->inflight);
+	/*
+	 * No list walker can still reach @hk, and every CPU passed a full
+	 * barrier: the reads a wrapper made before leaving are done.
+	 */
+	synchronize_rcu();
+	free_percpu(hk->inflight);
 	kfree(hk);
 }
 

@@ -24,15 +24,20 @@
  * Processes are identified by their struct pid (referenced), not the pid
  * number, so a recycled pid never inherits another process's counters.
  *
- * Locking: gpumem_pu_lock (a spinlock, innermost: quota.c may hold its
- * charges mutex, never its quota spinlock) protects the hash and every field
- * of every struct gpumem_proc_usage. A node is in use while @refs > 0: one
- * reference per charge record, plus transient ones. A node whose last
- * reference goes while its process lives is kept, reset to what a new node
- * is, for the process's next allocation (one that allocates and frees its
- * only buffer in a loop would otherwise allocate and free the node every
- * time); the reaper frees it once unused for GPUMEM_PU_IDLE or once the
- * process is gone. An unused node counts for nothing and nobody sees it.
+ * Locking: the hash is split into GPUMEM_PU_SHARDS shards of consecutive
+ * buckets, each with its own spinlock (innermost: charge.c takes it under
+ * nothing of its own but RCU), which protects its buckets, its counts and
+ * every field of every struct gpumem_proc_usage in them. The charges of
+ * different processes (and of one process on different devices) thus take
+ * different locks, not one lock for every allocation on the machine; no
+ * path holds two shard locks. Readers go a shard at a time. A node is in
+ * use while @refs > 0: one reference per charge record, plus transient
+ * ones. A node whose last reference goes while its process lives is kept,
+ * reset to what a new node is, for the process's next allocation (one that
+ * allocates and frees its only buffer in a loop would otherwise allocate
+ * and free the node every time); the reaper frees it once unused for
+ * GPUMEM_PU_IDLE or once the process is gone. An unused node counts for
+ * nothing and nobody sees it.
  */
 #include <linux/cgroup.h>
 #include <linux/hash.h>
@@ -58,9 +63,13 @@
  * @bytes: bytes charged per region
  * @bos: placements charged
  * @leak: the leak detector's state of each region's @bytes (leak.c)
+ * @leak_dirty: @leak may differ from all zero (a window end or a collection
+ *	went over the node since it was last reset): an unused node is reset
+ *	only then (a charge's gpumem_leak_note() changes no all-zero state)
  * @idle_since: jiffies when @refs went to 0 (an unused node, see the top)
+ * @bkt: its bucket in gpumem_pu_hash (the key never changes)
  *
- * All fields are protected by gpumem_pu_lock.
+ * All fields are protected by the lock of @bkt's shard.
  */
 struct gpumem_proc_usage {
 	struct hlist_node hnode;
@@ -70,41 +79,89 @@ struct gpumem_proc_usage {
 	u32 refs;
 	u64 bytes[GPUMEM_REGION_COUNT];
 	u32 bos;
+	bool leak_dirty;
 	struct gpumem_leak_state leak[GPUMEM_REGION_COUNT];
 	unsigned long idle_since;
+	unsigned int bkt;
 };
 
 /*
  * How long an unused node of a live process is kept for its reuse, and how
  * many are kept at most (a tenant forking allocators must not fill the hash
- * with them: beyond that, an unused node is freed at once, as without reuse).
+ * with them: beyond that, an unused node is freed at once, as without
+ * reuse), GPUMEM_PU_SHARD_IDLE_MAX in each shard.
  */
 #define GPUMEM_PU_IDLE		(5 * HZ)
 #define GPUMEM_PU_IDLE_MAX	1024
 
-static DEFINE_SPINLOCK(gpumem_pu_lock);
-static DEFINE_HASHTABLE(gpumem_pu_hash, 9);	/* under gpumem_pu_lock */
-static size_t gpumem_pu_nodes;			/* in use; under gpumem_pu_lock */
-static size_t gpumem_pu_unused;			/* kept; under gpumem_pu_lock */
+/* The hash: 512 buckets in 64 shards of 8, each shard with its lock. */
+#define GPUMEM_PU_HASH_BITS	9
+#define GPUMEM_PU_SHARD_BITS	6
+#define GPUMEM_PU_SHARDS	BIT(GPUMEM_PU_SHARD_BITS)
+#define GPUMEM_PU_SHARD_BUCKETS	BIT(GPUMEM_PU_HASH_BITS - GPUMEM_PU_SHARD_BITS)
+#define GPUMEM_PU_SHARD_IDLE_MAX (GPUMEM_PU_IDLE_MAX / GPUMEM_PU_SHARDS)
+
+/**
+ * struct gpumem_pu_shard - GPUMEM_PU_SHARD_BUCKETS buckets of the hash
+ * @lock: protects the buckets, the counts below and the nodes in them
+ * @used: nodes in use (@refs > 0)
+ * @unused: nodes kept unused for reuse
+ *
+ * A cache line each: allocations of different processes do not share one.
+ */
+struct gpumem_pu_shard {
+	spinlock_t lock;	/* see above */
+	unsigned int used;
+	unsigned int unused;
+} ____cacheline_aligned_in_smp;
+
+static struct gpumem_pu_shard gpumem_pu_shards[GPUMEM_PU_SHARDS] = {
+	[0 ... GPUMEM_PU_SHARDS - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(gpumem_pu_shards.lock),
+	},
+};
+
+/* under the lock of each bucket's shard */
+static DEFINE_HASHTABLE(gpumem_pu_hash, GPUMEM_PU_HASH_BITS);
 static void gpumem_pu_reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpumem_pu_reap_work, gpumem_pu_reap_fn);
 
-static u32 gpumem_pu_key(const struct pid *pid, int minor)
+/* The bucket of (@pid, @minor) in gpumem_pu_hash. */
+static unsigned int gpumem_pu_bucket(const struct pid *pid, int minor)
 {
-	return hash_ptr(pid, 32) ^ hash_32(minor, 32);
+	return hash_32(hash_ptr(pid, 32) ^ hash_32(minor, 32),
+		       GPUMEM_PU_HASH_BITS);
 }
 
-static struct gpumem_proc_usage *gpumem_pu_find(const struct pid *pid,
+/* The shard of bucket @bkt. */
+static struct gpumem_pu_shard *gpumem_pu_shard(unsigned int bkt)
+{
+	return &gpumem_pu_shards[bkt / GPUMEM_PU_SHARD_BUCKETS];
+}
+
+/* The node of (@pid, @minor) in bucket @bkt. Caller holds its shard's lock. */
+static struct gpumem_proc_usage *gpumem_pu_find(unsigned int bkt,
+						const struct pid *pid,
 						int minor)
 {
 	struct gpumem_proc_usage *pu;
 
-	lockdep_assert_held(&gpumem_pu_lock);
-	hash_for_each_possible(gpumem_pu_hash, pu, hnode,
-			       gpumem_pu_key(pid, minor))
+	lockdep_assert_held(&gpumem_pu_shard(bkt)->lock);
+	hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode)
 		if (pu->pid == pid && pu->minor == minor)
 			return pu;
 	return NULL;
+}
+
+/* The nodes in use (a sum over the shards, each read at its own moment). */
+static size_t gpumem_pu_used(void)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < GPUMEM_PU_SHARDS; i++)
+		n += READ_ONCE(gpumem_pu_shards[i].used);
+	return n;
 }
 
 /**
@@ -147,62 +204,69 @@ struct gpumem_proc_usage *
 gpumem_proc_usage_get_charge(struct pid *pid, const char comm[TASK_COMM_LEN],
 			     int minor, u8 region, u64 bytes)
 {
+	unsigned int bkt = gpumem_pu_bucket(pid, minor);
+	struct gpumem_pu_shard *s = gpumem_pu_shard(bkt);
 	struct gpumem_proc_usage *pu, *fresh = NULL;
 
 	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
 		return NULL;
 	for (;;) {
-		spin_lock(&gpumem_pu_lock);
-		pu = gpumem_pu_find(pid, minor);
+		spin_lock(&s->lock);
+		pu = gpumem_pu_find(bkt, pid, minor);
 		if (pu && !pu->refs)
-			gpumem_pu_unused--;	/* kept unused until now */
+			s->unused--;	/* kept unused until now */
 		if (!pu && fresh) {
 			pu = fresh;
 			fresh = NULL;
 			pu->pid = get_pid(pid);
 			pu->minor = minor;
-			hash_add(gpumem_pu_hash, &pu->hnode,
-				 gpumem_pu_key(pid, minor));
+			pu->bkt = bkt;
+			hlist_add_head(&pu->hnode, &gpumem_pu_hash[bkt]);
 		}
 		if (pu && !pu->refs++) {	/* new, or unused until now */
 			memcpy(pu->comm, comm, sizeof(pu->comm));
 			pu->comm[TASK_COMM_LEN - 1] = '\0';
-			gpumem_pu_nodes++;
+			s->used++;
 		}
 		if (pu && bytes) {
 			pu->bytes[region] += bytes;
 			pu->bos++;
 		}
-		spin_unlock(&gpumem_pu_lock);
+		spin_unlock(&s->lock);
 		if (pu)
 			break;
 		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 		if (!fresh)
 			return NULL;
 	}
-	kfree(fresh);	/* created by a racing caller meanwhile */
+	if (unlikely(fresh))
+		kfree(fresh);	/* created by a racing caller meanwhile */
 	return pu;
 }
 
 /*
- * Drop a reference of @pu and gpumem_pu_lock, which the caller holds. When
- * it was the last, @pu is kept unused for its live process (reset to what a
- * new node is) or freed.
+ * Drop a reference of @pu and the lock of its shard @s, which the caller
+ * holds. When it was the last, @pu is kept unused for its live process
+ * (reset to what a new node is) or freed.
  */
-static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
-	__releases(&gpumem_pu_lock)
+static void gpumem_pu_put_locked(struct gpumem_pu_shard *s,
+				 struct gpumem_proc_usage *pu)
+	__releases(&s->lock)
 {
 	bool freed = false;
 
 	if (!--pu->refs) {
 		WARN_ON_ONCE(pu->bos);
-		gpumem_pu_nodes--;
-		if (gpumem_pu_unused < GPUMEM_PU_IDLE_MAX &&
+		s->used--;
+		if (s->unused < GPUMEM_PU_SHARD_IDLE_MAX &&
 		    pid_has_task(pu->pid, PIDTYPE_TGID)) {
-			gpumem_pu_unused++;
+			s->unused++;
 			memset(pu->bytes, 0, sizeof(pu->bytes));
 			pu->bos = 0;
-			memset(pu->leak, 0, sizeof(pu->leak));
+			if (pu->leak_dirty) {
+				memset(pu->leak, 0, sizeof(pu->leak));
+				pu->leak_dirty = false;
+			}
 			pu->idle_since = jiffies;
 			/*
 			 * Pending, the reaper has not started: it takes this
@@ -213,11 +277,11 @@ static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
 						   &gpumem_pu_reap_work,
 						   GPUMEM_PU_IDLE);
 		} else {
-			hash_del(&pu->hnode);
+			hlist_del(&pu->hnode);
 			freed = true;
 		}
 	}
-	spin_unlock(&gpumem_pu_lock);
+	spin_unlock(&s->lock);
 	if (freed) {
 		put_pid(pu->pid);
 		kfree(pu);
@@ -231,25 +295,33 @@ static void gpumem_pu_put_locked(struct gpumem_proc_usage *pu)
 static bool gpumem_pu_reap(bool all)
 {
 	struct gpumem_proc_usage *pu;
+	struct gpumem_pu_shard *s;
 	struct hlist_node *tmp;
 	HLIST_HEAD(dead);
 	bool left = false;
-	int bkt;
+	unsigned int bkt = 0;
 
-	spin_lock(&gpumem_pu_lock);
-	hash_for_each_safe(gpumem_pu_hash, bkt, tmp, pu, hnode) {
-		if (pu->refs)
-			continue;
-		if (!all && pid_has_task(pu->pid, PIDTYPE_TGID) &&
-		    time_before(jiffies, pu->idle_since + GPUMEM_PU_IDLE)) {
-			left = true;
-			continue;
-		}
-		hash_del(&pu->hnode);
-		gpumem_pu_unused--;
-		hlist_add_head(&pu->hnode, &dead);
+	while (bkt < HASH_SIZE(gpumem_pu_hash)) {
+		s = gpumem_pu_shard(bkt);
+		spin_lock(&s->lock);
+		do {
+			hlist_for_each_entry_safe(pu, tmp, &gpumem_pu_hash[bkt],
+						  hnode) {
+				if (pu->refs)
+					continue;
+				if (!all && pid_has_task(pu->pid, PIDTYPE_TGID) &&
+				    time_before(jiffies,
+						pu->idle_since + GPUMEM_PU_IDLE)) {
+					left = true;
+					continue;
+				}
+				hlist_del(&pu->hnode);
+				s->unused--;
+				hlist_add_head(&pu->hnode, &dead);
+			}
+		} while (++bkt % GPUMEM_PU_SHARD_BUCKETS);
+		spin_unlock(&s->lock);
 	}
-	spin_unlock(&gpumem_pu_lock);
 	hlist_for_each_entry_safe(pu, tmp, &dead, hnode) {
 		put_pid(pu->pid);
 		kfree(pu);
@@ -272,10 +344,13 @@ static void gpumem_pu_reap_fn(struct work_struct *work)
  */
 void gpumem_proc_usage_put(struct gpumem_proc_usage *pu)
 {
+	struct gpumem_pu_shard *s;
+
 	if (!pu)
 		return;
-	spin_lock(&gpumem_pu_lock);
-	gpumem_pu_put_locked(pu);
+	s = gpumem_pu_shard(pu->bkt);
+	spin_lock(&s->lock);
+	gpumem_pu_put_locked(s, pu);
 }
 
 /**
@@ -298,12 +373,14 @@ bool gpumem_proc_usage_exited(const struct gpumem_proc_usage *pu)
 void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,
 			      u64 bytes)
 {
+	struct gpumem_pu_shard *s = gpumem_pu_shard(pu->bkt);
+
 	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
 		return;
-	spin_lock(&gpumem_pu_lock);
+	spin_lock(&s->lock);
 	pu->bytes[region] += bytes;
 	pu->bos++;
-	spin_unlock(&gpumem_pu_lock);
+	spin_unlock(&s->lock);
 }
 
 /**
@@ -316,9 +393,11 @@ void gpumem_proc_usage_charge(struct gpumem_proc_usage *pu, u8 region,
 void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
 				u64 bytes)
 {
+	struct gpumem_pu_shard *s = gpumem_pu_shard(pu->bkt);
+
 	if (WARN_ON_ONCE(region >= GPUMEM_REGION_COUNT))
 		return;
-	spin_lock(&gpumem_pu_lock);
+	spin_lock(&s->lock);
 	if (WARN_ON_ONCE(pu->bytes[region] < bytes || !pu->bos)) {
 		pu->bytes[region] = 0;
 		pu->bos = 0;
@@ -327,12 +406,12 @@ void gpumem_proc_usage_uncharge(struct gpumem_proc_usage *pu, u8 region,
 		pu->bos--;
 	}
 	gpumem_leak_note(&pu->leak[region], pu->bytes[region]);
-	gpumem_pu_put_locked(pu);	/* one lock round for both */
+	gpumem_pu_put_locked(s, pu);	/* one lock round for both */
 }
 
 /*
  * Whether @filter (NULL: everything) wants the counters @pu. Cheap enough
- * for every node under gpumem_pu_lock: a filtered copy costs a comparison
+ * for every node under its shard's lock: a filtered copy costs a comparison
  * per counter and the copy of what it returns. @pu->pid is a thread group
  * pid: its number is the tgid, also once the process has exited.
  */
@@ -342,7 +421,7 @@ static bool gpumem_pu_wanted(const struct gpumem_proc_usage *pu,
 	struct task_struct *task;
 	bool ret;
 
-	lockdep_assert_held(&gpumem_pu_lock);
+	lockdep_assert_held(&gpumem_pu_shard(pu->bkt)->lock);
 	if (!pu->bos)
 		return false;
 	if (!filter)
@@ -367,7 +446,7 @@ static bool gpumem_pu_wanted(const struct gpumem_proc_usage *pu,
 static void gpumem_pu_copy(struct gpumem_proc_usage_row *row,
 			   struct gpumem_proc_usage *pu)
 {
-	lockdep_assert_held(&gpumem_pu_lock);
+	lockdep_assert_held(&gpumem_pu_shard(pu->bkt)->lock);
 	row->pid = get_pid(pu->pid);
 	memcpy(row->comm, pu->comm, sizeof(row->comm));
 	row->minor = pu->minor;
@@ -377,16 +456,12 @@ static void gpumem_pu_copy(struct gpumem_proc_usage_row *row,
 
 /* The room a filtered copy starts with: one process on a few devices. */
 #define GPUMEM_PU_ROWS_FIRST	8
-/* A copy takes at least this many rows per hold of gpumem_pu_lock. */
-#define GPUMEM_PU_CHUNK		64
-/* A reader's pass holds gpumem_pu_lock for this many buckets at a time. */
-#define GPUMEM_PU_SCAN_BUCKETS	16
 
 /*
  * Copy the wanted counters of hash bucket @bkt to @rows from *@n while they
  * fit in @cap (each with a pid reference). Returns 0, or the number of rows
  * the bucket has when they do not all fit (then none of them is kept).
- * Caller holds gpumem_pu_lock.
+ * Caller holds the lock of @bkt's shard.
  */
 static size_t gpumem_pu_bucket_rows(unsigned int bkt,
 				    struct gpumem_proc_usage_row *rows,
@@ -419,21 +494,22 @@ static void gpumem_pu_rows_put(struct gpumem_proc_usage_row *rows, size_t n)
 }
 
 /*
- * Copy the non-empty counters @filter (NULL: all) wants, a chunk at a time:
- * gpumem_pu_lock, which every charge takes, is held for whole hash buckets
- * until GPUMEM_PU_CHUNK rows are copied (O(GPUMEM_PU_CHUNK + one bucket)),
- * then dropped, and the copy goes on from the next bucket. The array is
- * charged to the reader and fits its rows (no more than half again).
+ * Copy the non-empty counters @filter (NULL: all) wants, a shard at a time:
+ * a shard's lock, which the charges of its processes take, is held for its
+ * buckets (O(their nodes)), then dropped, and the copy goes on with the
+ * next shard. The array is charged to the reader and fits its rows (no
+ * more than half again).
  */
 static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
 			  size_t *nrowsp,
 			  const struct gpumem_snap_filter *filter)
 {
 	struct gpumem_proc_usage_row *rows = NULL, *grown;
-	size_t cap = 0, n = 0, got, want, ncap;
+	size_t cap = 0, n = 0, want, ncap;
+	struct gpumem_pu_shard *s;
 	unsigned int bkt = 0;
 
-	ncap = filter ? GPUMEM_PU_ROWS_FIRST : READ_ONCE(gpumem_pu_nodes) + 16;
+	ncap = filter ? GPUMEM_PU_ROWS_FIRST : gpumem_pu_used() + 16;
 	for (;;) {
 		if (ncap > cap) {
 			grown = kvmalloc_array(ncap, sizeof(*rows),
@@ -451,18 +527,14 @@ static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
 		if (bkt == HASH_SIZE(gpumem_pu_hash))
 			break;
 		want = 0;
-		got = 0;
-		spin_lock(&gpumem_pu_lock);
-		while (bkt < HASH_SIZE(gpumem_pu_hash) && got < GPUMEM_PU_CHUNK) {
-			size_t before = n;
-
+		s = gpumem_pu_shard(bkt);
+		spin_lock(&s->lock);
+		do {
 			want = gpumem_pu_bucket_rows(bkt, rows, &n, cap, filter);
 			if (want)
 				break;
-			got += n - before;
-			bkt++;
-		}
-		spin_unlock(&gpumem_pu_lock);
+		} while (++bkt % GPUMEM_PU_SHARD_BUCKETS);
+		spin_unlock(&s->lock);
 		if (want)
 			ncap = max(2 * cap, n + want + 16);
 		cond_resched();
@@ -487,10 +559,9 @@ static int gpumem_pu_rows(struct gpumem_proc_usage_row **rowsp,
  * @rowsp: set to a kvmalloc'ed array, gpumem_proc_usage_rows_free() it
  * @nrowsp: set to its length
  *
- * The copy is taken a chunk of hash buckets at a time (the lock is never
- * held for the whole copy): the counters of one process on one device are
- * copied at one moment, those of different rows may be from moments a
- * chunk apart.
+ * The copy is taken a shard of the hash at a time (no lock is held for
+ * the whole copy): the counters of one process on one device are copied at
+ * one moment, those of different rows may be from different moments.
  *
  * Context: may sleep.
  * Return: 0 or -ENOMEM.
@@ -674,6 +745,42 @@ out:
 	return ret;
 }
 
+/*
+ * gpumem_proc_usage_leaks() for hash bucket @bkt, with @n suspects collected
+ * so far; returns the new count. Caller holds the lock of @bkt's shard.
+ */
+static size_t gpumem_pu_bucket_leaks(unsigned int bkt,
+				     const struct gpumem_leak_params *p,
+				     struct gpumem_leak_hit *hits, size_t max,
+				     size_t n)
+{
+	struct gpumem_proc_usage *pu;
+	int r;
+
+	hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode) {
+		if (!pu->refs)
+			continue;	/* unused: counts as no node */
+		/* its state changes below: reset it when unused */
+		pu->leak_dirty = true;
+		for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
+			if (p)
+				gpumem_leak_window_end(&pu->leak[r],
+						       pu->bytes[r], p);
+			if (n == max ||
+			    !gpumem_leak_collect(&pu->leak[r], pu->bytes[r],
+						 &hits[n]))
+				continue;
+			hits[n].pid = get_pid(pu->pid);
+			hits[n].cgid = 0;
+			memcpy(hits[n].comm, pu->comm, sizeof(hits[n].comm));
+			hits[n].minor = pu->minor;
+			hits[n].region = r;
+			n++;
+		}
+	}
+	return n;
+}
+
 /**
  * gpumem_proc_usage_leaks() - end the leak window of the counters of some
  *	hash buckets, and collect their suspects
@@ -685,47 +792,30 @@ out:
  * @hits: room for @max suspects; each has a reference on its pid
  * @max: their number (0: collect nothing, the suspects stay pending)
  *
- * One pass under the lock over @nr buckets, O(their counters): the leak
- * worker (leak.c) calls it for a few buckets at a time.
+ * One pass over @nr buckets, O(their counters), under the lock of each
+ * one's shard: the leak worker (leak.c) calls it for a few buckets at a
+ * time.
  *
- * Context: process context (takes gpumem_pu_lock).
+ * Context: process context (takes the shards' locks).
  * Return: the suspects collected; when @max, call again with NULL for more.
  */
 size_t gpumem_proc_usage_leaks(const struct gpumem_leak_params *p,
 			       unsigned int first, unsigned int nr,
 			       struct gpumem_leak_hit *hits, size_t max)
 {
-	unsigned int bkt, end = min_t(u64, (u64)first + nr,
-				      HASH_SIZE(gpumem_pu_hash));
-	struct gpumem_proc_usage *pu;
+	unsigned int bkt = first, end = min_t(u64, (u64)first + nr,
+					      HASH_SIZE(gpumem_pu_hash));
+	struct gpumem_pu_shard *s;
 	size_t n = 0;
-	int r;
 
-	spin_lock(&gpumem_pu_lock);
-	for (bkt = first; bkt < end; bkt++) {
-		hlist_for_each_entry(pu, &gpumem_pu_hash[bkt], hnode) {
-			if (!pu->refs)
-				continue;	/* unused: counts as no node */
-			for (r = 0; r < GPUMEM_REGION_COUNT; r++) {
-				if (p)
-					gpumem_leak_window_end(&pu->leak[r],
-							       pu->bytes[r], p);
-				if (n == max ||
-				    !gpumem_leak_collect(&pu->leak[r],
-							 pu->bytes[r],
-							 &hits[n]))
-					continue;
-				hits[n].pid = get_pid(pu->pid);
-				hits[n].cgid = 0;
-				memcpy(hits[n].comm, pu->comm,
-				       sizeof(hits[n].comm));
-				hits[n].minor = pu->minor;
-				hits[n].region = r;
-				n++;
-			}
-		}
+	while (bkt < end) {
+		s = gpumem_pu_shard(bkt);
+		spin_lock(&s->lock);
+		do {
+			n = gpumem_pu_bucket_leaks(bkt, p, hits, max, n);
+		} while (++bkt < end && bkt % GPUMEM_PU_SHARD_BUCKETS);
+		spin_unlock(&s->lock);
 	}
-	spin_unlock(&gpumem_pu_lock);
 	return n;
 }
 
@@ -742,7 +832,8 @@ unsigned int gpumem_proc_usage_leak_buckets(void)
 
 /*
  * The leak suspects of hash bucket @bkt, counted in *@n and copied to @hits
- * (with a pid reference each) while *@n < @max. Caller holds gpumem_pu_lock.
+ * (with a pid reference each) while *@n < @max. Caller holds the lock of
+ * @bkt's shard.
  */
 static void gpumem_pu_bucket_suspects(unsigned int bkt,
 				      struct gpumem_leak_hit *hits,
@@ -779,29 +870,27 @@ static void gpumem_pu_bucket_suspects(unsigned int bkt,
  * @max: their number
  *
  * Nothing changes: the detector's state is only read. One pass,
- * O(processes x devices), holding the lock for GPUMEM_PU_SCAN_BUCKETS
- * buckets at a time (the counts of different buckets may be from
- * different moments).
+ * O(processes x devices), holding a shard's lock at a time (the counts of
+ * different shards may be from different moments).
  *
- * Context: process context (takes gpumem_pu_lock).
+ * Context: process context (takes the shards' locks).
  * Return: the number of suspects; only the first @max were copied when more.
  */
 size_t gpumem_proc_usage_suspects(struct gpumem_leak_hit *hits, size_t max)
 {
-	unsigned int bkt;
+	struct gpumem_pu_shard *s;
+	unsigned int bkt = 0;
 	size_t n = 0;
 
-	spin_lock(&gpumem_pu_lock);
-	for (bkt = 0; bkt < HASH_SIZE(gpumem_pu_hash); bkt++) {
-		/* a reader: the lock is let go every few buckets */
-		if (bkt && !(bkt % GPUMEM_PU_SCAN_BUCKETS)) {
-			spin_unlock(&gpumem_pu_lock);
-			cond_resched();
-			spin_lock(&gpumem_pu_lock);
-		}
-		gpumem_pu_bucket_suspects(bkt, hits, max, &n);
+	while (bkt < HASH_SIZE(gpumem_pu_hash)) {
+		s = gpumem_pu_shard(bkt);
+		spin_lock(&s->lock);
+		do {
+			gpumem_pu_bucket_suspects(bkt, hits, max, &n);
+		} while (++bkt % GPUMEM_PU_SHARD_BUCKETS);
+		spin_unlock(&s->lock);
+		cond_resched();
 	}
-	spin_unlock(&gpumem_pu_lock);
 	return n;
 }
 
@@ -816,5 +905,5 @@ void gpumem_proc_usage_exit(void)
 {
 	cancel_delayed_work_sync(&gpumem_pu_reap_work);
 	gpumem_pu_reap(true);
-	WARN_ON_ONCE(gpumem_pu_nodes);
+	WARN_ON_ONCE(gpumem_pu_used());
 }

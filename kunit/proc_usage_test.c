@@ -31,12 +31,12 @@ static void pu_same_key_same_node(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_EXPECT_PTR_EQ(test, a, b);
 	KUNIT_EXPECT_PTR_NE(test, a, c);
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)2);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)2);
 	KUNIT_EXPECT_EQ(test, a->refs, 2U);
 	gpumem_proc_usage_put(a);
 	gpumem_proc_usage_put(b);
 	gpumem_proc_usage_put(c);
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 }
 
 static void pu_charge_rows_uncharge(struct kunit *test)
@@ -80,7 +80,7 @@ static void pu_charge_rows_uncharge(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
 	KUNIT_EXPECT_EQ(test, n, (size_t)0);
 	gpumem_proc_usage_rows_free(rows, n);
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 }
 
 /*
@@ -131,7 +131,7 @@ static void pu_rows_chunks(struct kunit *test)
 	for (i = 0; i < PU_MANY; i++)
 		gpumem_proc_usage_uncharge(pu[i], GPUMEM_REGION_VRAM,
 					   4096 * (i + 1));
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 }
 
 /* A node held without a charge (an allocation in flight) is not listed. */
@@ -205,7 +205,7 @@ static void pu_processes_and_devices(struct kunit *test)
 	for (i = 0; i < NDEV; i++)
 		gpumem_proc_usage_uncharge(mine[i], GPUMEM_REGION_VRAM, 4096 * (i + 1));
 	gpumem_proc_usage_uncharge(theirs, GPUMEM_REGION_VRAM, 65536);
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 	put_pid(init);
 }
 
@@ -309,7 +309,7 @@ static void pu_fill_charged_snapshot(struct kunit *test)
 			gpumem_proc_usage_uncharge(pu[i][d], GPUMEM_REGION_GTT, 8192);
 		}
 	}
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 	put_pid(init);
 }
 
@@ -352,13 +352,14 @@ static void pu_unused_kept_and_reused(struct kunit *test)
 	struct pid *me = task_tgid(current);
 	struct gpumem_proc_usage_row *rows;
 	struct gpumem_proc_usage *a, *b;
+	unsigned int bkt;
 	size_t n;
 
 	a = gpumem_proc_usage_get(me, "kunit", 5);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	gpumem_proc_usage_charge(a, GPUMEM_REGION_VRAM, 8192);
 	gpumem_proc_usage_uncharge(a, GPUMEM_REGION_VRAM, 8192);
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)0);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)0);
 	KUNIT_ASSERT_EQ(test, gpumem_proc_usage_rows(&rows, &n), 0);
 	KUNIT_EXPECT_EQ(test, n, (size_t)0);	/* unused: not a row */
 	gpumem_proc_usage_rows_free(rows, n);
@@ -369,13 +370,91 @@ static void pu_unused_kept_and_reused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->bos, 0U);
 	KUNIT_EXPECT_EQ(test, b->bytes[GPUMEM_REGION_VRAM], 0ULL);
 	KUNIT_EXPECT_STREQ(test, b->comm, "kunit2");
-	KUNIT_EXPECT_EQ(test, gpumem_pu_nodes, (size_t)1);
+	KUNIT_EXPECT_EQ(test, gpumem_pu_used(), (size_t)1);
 	gpumem_proc_usage_put(b);
 	/* exit frees it: nothing left behind */
 	gpumem_proc_usage_exit();
-	spin_lock(&gpumem_pu_lock);
-	KUNIT_EXPECT_NULL(test, gpumem_pu_find(me, 5));
-	spin_unlock(&gpumem_pu_lock);
+	bkt = gpumem_pu_bucket(me, 5);
+	spin_lock(&gpumem_pu_shard(bkt)->lock);
+	KUNIT_EXPECT_NULL(test, gpumem_pu_find(bkt, me, 5));
+	spin_unlock(&gpumem_pu_shard(bkt)->lock);
+}
+
+/*
+ * An unused node is reset to a new node's state: its leak state only when
+ * a window end went over it (it is all zero otherwise), both ways to zero.
+ */
+static void pu_unused_leak_state_reset(struct kunit *test)
+{
+	static const struct gpumem_leak_params restart = { .reset = true };
+	static const char comm[TASK_COMM_LEN] = "kunit";
+	struct pid *me = task_tgid(current);
+	struct gpumem_leak_hit hits[1];
+	struct gpumem_proc_usage *a, *b;
+
+	gpumem_proc_usage_exit();	/* no node kept from before */
+	a = gpumem_proc_usage_get_charge(me, comm, 9, GPUMEM_REGION_VRAM, 8192);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	/* a window end over every bucket: the floor is the 8 KiB now */
+	KUNIT_EXPECT_EQ(test, gpumem_proc_usage_leaks(&restart, 0, UINT_MAX,
+						      hits, 0), (size_t)0);
+	KUNIT_EXPECT_TRUE(test, a->leak_dirty);
+	KUNIT_EXPECT_EQ(test, a->leak[GPUMEM_REGION_VRAM].floor, 8192ULL);
+	gpumem_proc_usage_uncharge(a, GPUMEM_REGION_VRAM, 8192);
+	b = gpumem_proc_usage_get_charge(me, comm, 9, GPUMEM_REGION_VRAM, 4096);
+	KUNIT_ASSERT_PTR_EQ(test, a, b);	/* kept and reused */
+	KUNIT_EXPECT_FALSE(test, b->leak_dirty);
+	KUNIT_EXPECT_NULL(test, memchr_inv(b->leak, 0, sizeof(b->leak)));
+	/* no window end since: the charge and free leave it all zero */
+	gpumem_proc_usage_uncharge(b, GPUMEM_REGION_VRAM, 4096);
+	b = gpumem_proc_usage_get(me, "kunit", 9);
+	KUNIT_ASSERT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_FALSE(test, b->leak_dirty);
+	KUNIT_EXPECT_NULL(test, memchr_inv(b->leak, 0, sizeof(b->leak)));
+	KUNIT_EXPECT_EQ(test, b->bytes[GPUMEM_REGION_VRAM], 0ULL);
+	gpumem_proc_usage_put(b);
+	gpumem_proc_usage_exit();
+}
+
+/*
+ * Each shard keeps at most GPUMEM_PU_SHARD_IDLE_MAX unused nodes: the next
+ * one whose last reference goes there is freed at once, and the others'
+ * counts stay exact.
+ */
+static void pu_shard_keeps_a_bounded_number(struct kunit *test)
+{
+	enum { N = GPUMEM_PU_SHARD_IDLE_MAX + 1 };
+	struct pid *me = task_tgid(current);
+	struct gpumem_proc_usage *pu;
+	struct gpumem_pu_shard *s;
+	unsigned int bkt, i;
+	int minors[N], m;
+
+	gpumem_proc_usage_exit();	/* no node kept from before */
+	s = gpumem_pu_shard(gpumem_pu_bucket(me, 1000));
+	for (i = 0, m = 1000; i < N && m < 1000000; m++)
+		if (gpumem_pu_shard(gpumem_pu_bucket(me, m)) == s)
+			minors[i++] = m;
+	KUNIT_ASSERT_EQ(test, i, (unsigned int)N);
+	for (i = 0; i < N; i++) {
+		pu = gpumem_proc_usage_get(me, "kunit", minors[i]);
+		KUNIT_ASSERT_NOT_NULL(test, pu);
+		gpumem_proc_usage_put(pu);
+	}
+	KUNIT_EXPECT_EQ(test, s->unused, (unsigned int)GPUMEM_PU_SHARD_IDLE_MAX);
+	KUNIT_EXPECT_EQ(test, s->used, 0U);
+	for (i = 0; i < N; i++) {
+		bkt = gpumem_pu_bucket(me, minors[i]);
+		spin_lock(&s->lock);
+		pu = gpumem_pu_find(bkt, me, minors[i]);
+		spin_unlock(&s->lock);
+		if (i < N - 1)
+			KUNIT_EXPECT_NOT_NULL(test, pu);
+		else
+			KUNIT_EXPECT_NULL(test, pu);	/* beyond the bound */
+	}
+	gpumem_proc_usage_exit();
+	KUNIT_EXPECT_EQ(test, s->unused, 0U);
 }
 
 static struct kunit_case gpumem_proc_usage_cases[] = {
@@ -387,6 +466,8 @@ static struct kunit_case gpumem_proc_usage_cases[] = {
 	KUNIT_CASE(pu_processes_and_devices),
 	KUNIT_CASE(pu_fill_charged_snapshot),
 	KUNIT_CASE(pu_sort_keys),
+	KUNIT_CASE(pu_unused_leak_state_reset),
+	KUNIT_CASE(pu_shard_keeps_a_bounded_number),
 	{}
 };
 
