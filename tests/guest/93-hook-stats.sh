@@ -159,8 +159,16 @@ dq0=$(num "$(q_get /gpumem-q-hs all denied)")
 ds0=$(num "$(q_get /gpumem-q-sync all denied)")
 wait_until 10 at_rest || tc_fail "not at rest with the neighbour: $(rest_why)"
 cp "$GM_TMP/hs.rest" "$GM_TMP/hs.d0"
+orph_d0=$(orphan_bufs)
 hold_in "$H" h1 -n 5 -s 1M -c gm-hs-h1 || tc_fail "helper: $(helper_why h1)"
 hs d1
+# A buffer an exited process freed whose fences qxl signalled only now is
+# destroyed by h1's eviction walks (its record goes): a placement of an
+# exited owner, in the orphans report before and not after (CI on 6.12
+# once saw 3 such go here although the count had settled before).
+orph_d1=$(orphan_bufs)
+went=$((orph_d0 > orph_d1 ? orph_d0 - orph_d1 : 0))
+log "orphaned placements: $orph_d0 before h1, $orph_d1 after"
 tc_eq "h1 got/denied" "$(out_total h1 ok) $(out_total h1 denied)" "2 3"
 tc_eq "the limit's denied counter rose by" $(($(num "$(q_get /gpumem-q-hs all denied)") - dq0)) 3
 tc_eq "the sync cgroup's denied counter rose by" $(($(num "$(q_get /gpumem-q-sync all denied)") - ds0)) 0
@@ -169,10 +177,12 @@ tc_num -ge "hook_guard_refused rose by (one eviction at least per denial)" "$(hd
 # h1's 2 placements are the only records that stay; before 6.2 TTM gives
 # every buffer it creates a system placement first (ttm_bo_init_reserved),
 # a charge and an uncharge of h1's for each of its 5 creates
-tc_eq "records alive rose by (h1's 2 placements)" "$(hd d0 d1 live_records)" 2
+tc_eq "records alive rose by (h1's 2 placements, less $went orphaned ones gone)" \
+	"$(hd d0 d1 live_records)" $((2 - went))
 tc_eq "hook_charged rose by (h1's 2 placements, + $((5 * SYS_FIRST)) first system placements)" \
 	"$(hd d0 d1 charged)" $((2 + 5 * SYS_FIRST))
-tc_eq "hook_uncharged rose by (the first system placements)" "$(hd d0 d1 uncharged)" $((5 * SYS_FIRST))
+tc_eq "hook_uncharged rose by (the first system placements, + $went orphaned ones gone)" \
+	"$(hd d0 d1 uncharged)" $((5 * SYS_FIRST + went))
 tc_eq "hook_charge_failed rose by" "$(hd d0 d1 charge_failed)" 0
 tc_eq "hook_events_lost rose by" "$(hd d0 d1 events_lost)" 0
 tc_eq "hook_events_suppressed rose by (a fresh bucket of 200)" "$(hd d0 d1 events_suppressed)" 0
