@@ -574,9 +574,8 @@ static u32 gpumem_charge_fill(struct gpumem_charge *c, u32 room,
 }
 
 /*
- * A record for @place with its owner filled in (or unattributed), NULL when
- * the placement is a bounce of a buffer without an owner (nothing to
- * carry), or ERR_PTR(-ENOMEM).
+ * A record for @place with its owner filled in (or unattributed), or
+ * ERR_PTR(-ENOMEM).
  */
 static struct gpumem_charge *
 gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
@@ -585,9 +584,6 @@ gpumem_charge_build(const struct gpumem_placement *place, bool *forced)
 	u32 room = GPUMEM_CHARGE_CACHE_ROOM, need;
 	struct gpumem_charge *c;
 
-	/* a bounce of a new buffer: no owner, none to carry */
-	if (!place->prev && place->bounce)
-		return NULL;
 	for (;;) {
 		if (room > GPUMEM_CHARGE_MAX_DEPTH || gpumem_fail_charge())
 			return ERR_PTR(-ENOMEM);
@@ -719,8 +715,8 @@ static int gpumem_charge_counted(struct gpumem_charge *c, bool quiet,
 /**
  * gpumem_charge_new() - charge a placement to its buffer's owner
  * @place: the placement
- * @chargep: the record, to commit to the resource or cancel; NULL when
- *	nothing was recorded (a bounce of a buffer without an owner)
+ * @chargep: the record, to commit to the resource or cancel; NULL on an
+ *	error
  *
  * A new buffer gets the process it is made for as its owner
  * (gpumem_requester()), or none; a buffer placed without gpumem has none
@@ -745,8 +741,8 @@ int gpumem_charge_new(const struct gpumem_placement *place,
 
 	*chargep = NULL;
 	c = gpumem_charge_build(place, &forced);
-	if (IS_ERR_OR_NULL(c))
-		return PTR_ERR_OR_ZERO(c);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 	c->obj = place->obj;
 	c->bytes = place->bytes;
 	c->minor = place->minor;
@@ -1363,14 +1359,13 @@ int gpumem_charge_orphans(struct gpumem_orphan_rec **recsp, size_t *capp,
 			f.nr = 0;	/* claimed records stay: not seen again */
 		f.over = 0;
 		mutex_lock(&gpumem_charges_walk_lock);
-		resized = gpumem_charge_walk(gpumem_charge_note_orphan, &f);
-		mutex_unlock(&gpumem_charges_walk_lock);
 		/*
 		 * A report that saw a record twice (the table was resized)
 		 * counts again; a claim took each record once all the same.
 		 */
-		if (claim)
-			resized = false;
+		resized = gpumem_charge_walk(gpumem_charge_note_orphan, &f) &&
+			  !claim;
+		mutex_unlock(&gpumem_charges_walk_lock);
 		if (resized)
 			continue;	/* -EAGAIN if it keeps happening */
 		if (!f.over)

@@ -28,9 +28,6 @@ struct gpumem_charge;
  *	its next placement
  * @quiet: a repeat of a placement just denied (the same request retried by
  *	TTM): decide the same way, but count and report it only once
- * @bounce: a temporary placement on the way to another (TTM's multi-hop
- *	moves): it carries an owner the buffer already has (or its having
- *	none), but makes none
  * @dmem: the manager charges a dmem cgroup region (dmem.c): dmem.max
  *	limits the placement, a gpumem max never denies it (one enforcer)
  */
@@ -42,7 +39,6 @@ struct gpumem_placement {
 	u64 bytes;
 	bool counted;
 	bool quiet;
-	bool bounce;
 	bool dmem;
 };
 

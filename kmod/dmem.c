@@ -507,12 +507,15 @@ int gpumem_dmem_init(void)
  */
 void gpumem_dmem_exit(void)
 {
+	u64 unwatched;
+
 	if (!gpumem_dmem_probed)
 		return;
 	unregister_kretprobe(&gpumem_dmem_probe);
-	if (gpumem_dmem_unwatched())
-		pr_warn("gpumem: %llu calls of dmem_cgroup_try_charge went unwatched (more at once than the probe's %d)\n",
-			gpumem_dmem_unwatched(), gpumem_dmem_probe.maxactive);
+	unwatched = gpumem_dmem_unwatched();
+	if (unwatched)
+		pr_warn("gpumem: %llu calls of dmem_cgroup_try_charge went unwatched (the probe watches %d at once)\n",
+			unwatched, gpumem_dmem_probe.maxactive);
 	gpumem_dmem_probed = false;
 }
 #else

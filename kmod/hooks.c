@@ -475,7 +475,8 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	/*
 	 * qxl creates every buffer through a system bounce: a temporary
 	 * placement of a buffer without a resource yet has no owner to carry
-	 * and is not counted (gpumem_charge_new() would record nothing).
+	 * and is not counted, so it gets no record (this is the one place
+	 * that decides so).
 	 */
 	if (!h->counted && !bo->resource &&
 	    (place->flags & TTM_PL_FLAG_TEMPORARY)) {
@@ -490,8 +491,6 @@ static int gpumem_hook_alloc(struct ttm_resource_manager *man,
 	pl.region = h->region;
 	pl.bytes = bo->base.size;
 	pl.counted = h->counted;
-	/* qxl creates every buffer through a system bounce: no owner there */
-	pl.bounce = !pl.counted && (place->flags & TTM_PL_FLAG_TEMPORARY);
 	/* dmem charged this placement already (ttm_bo_alloc_at_place()) */
 	pl.dmem = pl.counted && gpumem_man_dmem_region(man);
 	/* A retry of a request just denied is decided again, reported once. */

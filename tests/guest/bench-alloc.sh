@@ -51,8 +51,11 @@ churn() {
 	awk '$1 == "CHURN" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		print v["median_ns"], v["total_ns"] }' "$GM_TMP/churn.out"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-median_f() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# median [FMT]: the median of the numbers on stdin; without FMT an integer
+# (the mean of the middle two of an even count is cut), with it printed so
+median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
+	m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	if (f == "") print (NR % 2) ? m : int(m); else printf f "\n", m }'; }
 
 log "part 1: $rounds rounds of $n x (create + destroy a 64 KiB qxl VRAM BO)"
 churn >/dev/null	# warm up (page cache, slabs)
@@ -79,7 +82,7 @@ awk -v a="$mon" -v b="$moff" -v c="$ton" -v d="$toff" 'BEGIN {
 	printf "bench-alloc:   ratio loaded/not loaded = %.3f per op (median), %.3f per loop (goal <= 1.05)\n", a / b, c / d }'
 # paired: each round's loaded loop against the not-loaded loop just before it
 # (a drift of the host between rounds cancels out)
-paired() { paste -d' ' "$1" "$2" | awk '{ print $2 / $1 }' | median_f; }
+paired() { paste -d' ' "$1" "$2" | awk '{ print $2 / $1 }' | median %.3f; }
 paired_cost() { paste -d' ' "$1" "$2" | awk '{ print $2 - $1 }' | median; }
 cut -d' ' -f1 "$GM_TMP/off" >"$GM_TMP/off1"; cut -d' ' -f1 "$GM_TMP/on" >"$GM_TMP/on1"
 echo "bench-alloc:   paired by round: ratio $(paired "$GM_TMP/off1" "$GM_TMP/on1") per op (median of the rounds' ratios), $(paired_cost "$GM_TMP/off1" "$GM_TMP/on1") ns more per op (median)"
