@@ -53,7 +53,7 @@ churn() {
 }
 # median [FMT]: the median of the numbers on stdin; without FMT an integer
 # (the mean of the middle two of an even count is cut), with it printed so
-median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
+median() { sort -g | awk -v f="${1-}" '{ v[NR] = $1 } END {
 	m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 	if (f == "") print (NR % 2) ? m : int(m); else printf f "\n", m }'; }
 
