@@ -73,7 +73,9 @@ while [ $r -lt "$rounds" ]; do
 	log "round $r: not loaded: median ${off% *} ns/op, total ${off#* } ns; loaded + limit: median ${on% *} ns/op, total ${on#* } ns"
 done
 usage=$(tbl_get "$GM_DEBUGFS/quotas" usage cgroup=/gpumem-bench-l device=all region=vram)
-moff=$(cut -d' ' -f1 "$GM_TMP/off" | median); mon=$(cut -d' ' -f1 "$GM_TMP/on" | median)
+# the rounds' per-op medians, a line each (the paired figures read them too)
+cut -d' ' -f1 "$GM_TMP/off" >"$GM_TMP/off1"; cut -d' ' -f1 "$GM_TMP/on" >"$GM_TMP/on1"
+moff=$(median <"$GM_TMP/off1"); mon=$(median <"$GM_TMP/on1")
 toff=$(cut -d' ' -f2 "$GM_TMP/off" | median); ton=$(cut -d' ' -f2 "$GM_TMP/on" | median)
 echo "bench-alloc: create+destroy 64 KiB qxl VRAM BO, n=$n, $rounds rounds (median of rounds):"
 echo "bench-alloc:   gpumem not loaded:         $moff ns/op median, loop $((toff / 1000000)) ms"
@@ -84,7 +86,6 @@ awk -v a="$mon" -v b="$moff" -v c="$ton" -v d="$toff" 'BEGIN {
 # (a drift of the host between rounds cancels out)
 paired() { paste -d' ' "$1" "$2" | awk '{ print $2 / $1 }' | median %.3f; }
 paired_cost() { paste -d' ' "$1" "$2" | awk '{ print $2 - $1 }' | median; }
-cut -d' ' -f1 "$GM_TMP/off" >"$GM_TMP/off1"; cut -d' ' -f1 "$GM_TMP/on" >"$GM_TMP/on1"
 echo "bench-alloc:   paired by round: ratio $(paired "$GM_TMP/off1" "$GM_TMP/on1") per op (median of the rounds' ratios), $(paired_cost "$GM_TMP/off1" "$GM_TMP/on1") ns more per op (median)"
 "$CTL" limit clear "$L" >/dev/null
 
